@@ -1,0 +1,59 @@
+// swift-tools-version: 6.1
+import PackageDescription
+
+let package = Package(
+    name: "mockbackend",
+    platforms: [.macOS(.v13), .iOS(.v16)],
+    products: [
+        .executable(name: "mockbackend", targets: ["MockBackendCLI"]),
+        .library(name: "MockBackendHTTP", targets: ["MockBackendHTTP"]),
+        .library(name: "MockBackend", targets: ["MockBackend"]),
+        .library(name: "MockBackendTesting", targets: ["MockBackendTesting"]),
+    ],
+    dependencies: [
+        .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
+        .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
+    ],
+    targets: [
+        // Sockets, the HTTP/1.1 parser and encoder, connections, routing and static files.
+        // Knows nothing of the mock's backends.
+        .target(
+            name: "MockBackendHTTP",
+            dependencies: [.product(name: "Logging", package: "swift-log")]
+        ),
+        // The mock application: every backend, the admin API, wired by `MockBackendApp`.
+        .target(
+            name: "MockBackend",
+            dependencies: [
+                "MockBackendHTTP",
+                .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
+        // For test suites: run the server in-process on 127.0.0.1:0 and talk to it raw.
+        .target(
+            name: "MockBackendTesting",
+            dependencies: ["MockBackend", "MockBackendHTTP"]
+        ),
+        .executableTarget(
+            name: "MockBackendCLI",
+            dependencies: [
+                "MockBackend",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
+        .testTarget(
+            name: "MockBackendHTTPTests",
+            dependencies: ["MockBackendHTTP", "MockBackendTesting"]
+        ),
+        .testTarget(
+            name: "MockBackendTests",
+            dependencies: ["MockBackend", "MockBackendTesting"]
+        ),
+        .testTarget(
+            name: "MockBackendCLITests",
+            dependencies: ["MockBackendCLI", "MockBackendTesting"]
+        ),
+    ],
+    swiftLanguageModes: [.v6]
+)

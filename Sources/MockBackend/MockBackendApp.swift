@@ -1,0 +1,54 @@
+import Logging
+import MockBackendHTTP
+
+/// The mock backend: every route wired onto one HTTP server.
+///
+/// Usable as a library: start it on port 0 inside a test or a UI-test target, read `port`,
+/// drive it, and `stop()` it.
+public final class MockBackendApp: Sendable {
+    public let configuration: MockBackendConfiguration
+    public let router: Router
+    private let server: HTTPServer
+    private let logger: Logger
+
+    public init(configuration: MockBackendConfiguration, logger: Logger = Logger(label: "mockbackend")) {
+        self.configuration = configuration
+        self.logger = logger
+        let router = Self.makeRouter(configuration: configuration)
+        self.router = router
+        let staticFiles = StaticFileHandler(directory: configuration.publicDirectory)
+        if staticFiles == nil {
+            logger.warning("public directory not found; static files are off", metadata: ["path": "\(configuration.publicDirectory)"])
+        }
+        var fallback: (@Sendable (HTTPRequest) throws -> HTTPResponse?)?
+        if let staticFiles {
+            fallback = { request in try staticFiles.respond(to: request) }
+        }
+        let responder = RoutingResponder(router: router, fallback: fallback, logger: logger)
+        server = HTTPServer(configuration: configuration.http, responder: responder, logger: logger)
+    }
+
+    /// The one wiring function: every route of the mock, in one place.
+    static func makeRouter(configuration: MockBackendConfiguration) -> Router {
+        var router = Router()
+        HealthRoutes().register(on: &router)
+        OpenAPIRoutes(documentPath: configuration.openAPIDocument).register(on: &router)
+        return router
+    }
+
+    /// Binds and starts serving.
+    public func start() throws {
+        try server.start()
+    }
+
+    /// The bound port, once started.
+    public var port: Int? { server.port }
+
+    /// What the HTTP server holds now (connections, descriptors, timers).
+    public var statistics: ServerStatistics { server.statistics }
+
+    /// Stops accepting, finishes responses in flight, ends streams, and returns when done.
+    public func stop(gracePeriod: Duration = .milliseconds(1500)) async {
+        await server.stop(gracePeriod: gracePeriod)
+    }
+}

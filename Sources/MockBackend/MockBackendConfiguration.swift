@@ -1,0 +1,26 @@
+import MockBackendHTTP
+
+/// Everything the mock needs to start: the HTTP listener and where its files are.
+public struct MockBackendConfiguration: Sendable {
+    /// Listener address, port, limits and timeouts.
+    public var http: HTTPServerConfiguration
+    /// The dashboard and other static files. Default `Public`, relative to the working directory.
+    public var publicDirectory: String
+    /// The OpenAPI document served at `/openapi.yaml`. Default `openapi/openapi.yaml`.
+    public var openAPIDocument: String
+
+    public init(
+        http: HTTPServerConfiguration = HTTPServerConfiguration(),
+        publicDirectory: String = "Public",
+        openAPIDocument: String = "openapi/openapi.yaml"
+    ) {
+        self.http = http
+        self.publicDirectory = publicDirectory
+        self.openAPIDocument = openAPIDocument
+    }
+}
+
+/// The version the server reports.
+public enum MockBackendVersion {
+    public static let current = "0.1.0"
+}

@@ -1,0 +1,38 @@
+import Foundation
+import Logging
+
+/// Writes one JSON object per line to standard output: `ts`, `level`, `label`, `message`,
+/// and the metadata as string fields. For log collectors that parse lines.
+struct JSONLogHandler: LogHandler {
+    var logLevel: Logger.Level = .info
+    var metadata: Logger.Metadata = [:]
+    private let label: String
+    private static let lock = NSLock()
+
+    init(label: String) {
+        self.label = label
+    }
+
+    subscript(metadataKey key: String) -> Logger.Metadata.Value? {
+        get { metadata[key] }
+        set { metadata[key] = newValue }
+    }
+
+    func log(event: LogEvent) {
+        var fields: [String: String] = [
+            "ts": Date().formatted(.iso8601.year().month().day().time(includingFractionalSeconds: true)),
+            "level": event.level.rawValue,
+            "label": label,
+            "message": "\(event.message)",
+        ]
+        for (key, value) in metadata.merging(event.metadata ?? [:], uniquingKeysWith: { $1 }) where fields[key] == nil {
+            fields[key] = "\(value)"
+        }
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+        guard let data = try? encoder.encode(fields) else { return }
+        Self.lock.lock()
+        defer { Self.lock.unlock() }
+        FileHandle.standardOutput.write(data + Data([0x0A]))
+    }
+}

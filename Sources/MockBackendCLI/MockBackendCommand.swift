@@ -1,0 +1,94 @@
+import ArgumentParser
+import Foundation
+import Logging
+import MockBackend
+import MockBackendHTTP
+
+/// How log lines are written.
+enum LogFormat: String, ExpressibleByArgument, CaseIterable {
+    case text
+    case json
+}
+
+extension Logger.Level: @retroactive ExpressibleByArgument {}
+
+/// `mockbackend`: runs the mock backend until SIGINT or SIGTERM.
+struct MockBackendCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "mockbackend",
+        abstract: "A mock backend server for SSE-heavy clients, with faults on demand.",
+        discussion: """
+            Every option can also be set through the environment as MOCKBACKEND_<NAME>, \
+            e.g. MOCKBACKEND_PORT=8080 or MOCKBACKEND_MAX_CONNECTIONS=100; \
+            a flag on the command line wins over the environment.
+            """,
+        version: MockBackendVersion.current
+    )
+
+    @Option(help: "Address to listen on (0.0.0.0 to listen on every interface).")
+    var host = "127.0.0.1"
+
+    @Option(help: "Port to listen on; 0 picks a free one and prints it.")
+    var port = 8080
+
+    @Option(help: "Directory of static files and the dashboard.")
+    var publicDir = "Public"
+
+    @Option(help: "The OpenAPI document served at /openapi.yaml.")
+    var openapiFile = "openapi/openapi.yaml"
+
+    @Option(help: "Lowest level logged: trace, debug, info, notice, warning, error or critical.")
+    var logLevel: Logger.Level = .info
+
+    @Option(help: "Log line format: text or json.")
+    var logFormat: LogFormat = .text
+
+    @Option(help: "Connections served at once; further ones get 503.")
+    var maxConnections = 4096
+
+    func validate() throws {
+        guard (0...65535).contains(port) else {
+            throw ValidationError("--port must be between 0 and 65535, not \(port).")
+        }
+        guard maxConnections >= 1 else {
+            throw ValidationError("--max-connections must be at least 1, not \(maxConnections).")
+        }
+        guard !host.isEmpty else { throw ValidationError("--host must not be empty.") }
+    }
+
+    var appConfiguration: MockBackendConfiguration {
+        var http = HTTPServerConfiguration(host: host, port: port)
+        http.maxConnections = maxConnections
+        return MockBackendConfiguration(http: http, publicDirectory: publicDir, openAPIDocument: openapiFile)
+    }
+
+    func run() throws {
+        let level = logLevel
+        let format = logFormat
+        LoggingSystem.bootstrap { label in
+            var handler: any LogHandler =
+                format == .json ? JSONLogHandler(label: label) : StreamLogHandler.standardOutput(label: label)
+            handler.logLevel = level
+            return handler
+        }
+        let app = MockBackendApp(configuration: appConfiguration, logger: Logger(label: "mockbackend"))
+        do {
+            try app.start()
+        } catch {
+            Self.exit(withError: ValidationError("cannot listen on \(host):\(port): \(error)"))
+        }
+        SignalHandling.stopOnTermination(app)
+        print(StartupBanner(configuration: appConfiguration, port: app.port ?? port).text)
+        fflush(nil)
+        dispatchMain()
+    }
+}
+
+@main
+enum Entry {
+    static func main() {
+        let arguments = EnvironmentOptions.merge(
+            Array(CommandLine.arguments.dropFirst()), environment: ProcessInfo.processInfo.environment)
+        MockBackendCommand.main(arguments)
+    }
+}

@@ -1,0 +1,29 @@
+import MockBackend
+
+/// The block printed at start. Its last line is always
+/// `mockbackend listening on http://HOST:PORT`; scripts wait for it.
+struct StartupBanner {
+    let configuration: MockBackendConfiguration
+    let port: Int
+
+    var baseURL: String {
+        let host = configuration.http.host
+        return host.contains(":") ? "http://[\(host)]:\(port)" : "http://\(host):\(port)"
+    }
+
+    var text: String {
+        var lines = [
+            "mockbackend \(MockBackendVersion.current)",
+            "  dashboard  \(baseURL)/",
+            "  health     \(baseURL)/health",
+            "  admin      \(baseURL)/__admin/health",
+            "  openapi    \(baseURL)/openapi.yaml",
+            "  public dir \(configuration.publicDirectory)",
+        ]
+        if !["127.0.0.1", "localhost", "::1"].contains(configuration.http.host) {
+            lines.append("  warning    listening beyond loopback: anyone on the network can reach the admin API")
+        }
+        lines.append("mockbackend listening on \(baseURL)")
+        return lines.joined(separator: "\n")
+    }
+}

@@ -1,0 +1,121 @@
+import Dispatch
+
+extension HTTPConnection {
+    /// Closes once every queued byte is written (`Connection: close`, HTTP/1.0, parse errors).
+    func closeAfterWrites() {
+        guard lifecycle == .open else { return }
+        lifecycle = .closingAfterWrites
+        pending.removeAll()
+        if outbound.isEmpty, !isPausing { beginLinger() }
+    }
+
+    /// Sends FIN, then drains input until the client closes or the linger timeout passes.
+    /// Closing at once with unread input would make the kernel send RST, and the client
+    /// could lose the response it has not read yet (RFC 9112 §9.6).
+    func beginLinger() {
+        guard lifecycle == .closingAfterWrites else { return }
+        if peerClosed {
+            close(reason: .connectionClosed)
+            return
+        }
+        lifecycle = .lingering
+        stream.shutdownWrite()
+        resumeReading()
+        setDeadline(.linger)
+    }
+
+    /// Closes now: writers are told why, sources and timers are cancelled, and the socket
+    /// is closed by the last source's cancel handler. Later calls do nothing.
+    func close(reason: StreamEndReason, reset: Bool = false) {
+        assertOnQueue()
+        guard lifecycle != .closed else { return }
+        lifecycle = .closed
+        descriptor.reset = reset
+        outbound.removeAll()
+        pending.removeAll()
+        current?.writer?.markEnded(reason)
+        current = nil
+        // A suspended source never runs its cancel handler, so resume before cancelling.
+        if readSuspended {
+            readSuspended = false
+            readSource.resume()
+        }
+        readSource.cancel()
+        if !writeArmed { writeSource.resume() }
+        writeArmed = false
+        writeSource.cancel()
+        deadlineTimer.cancel()
+        pauseTimer?.cancel()
+        pauseTimer = nil
+        isPausing = false
+        context.statistics.withLock { $0.openConnections -= 1 }
+        context.onClosed(id)
+    }
+
+    /// Arms the one deadline timer for the connection's current phase. Re-arming happens
+    /// only on a phase change, so a client trickling bytes cannot extend its deadline.
+    func setDeadline(_ phase: DeadlinePhase) {
+        guard phase != deadlinePhase, lifecycle != .closed else { return }
+        deadlinePhase = phase
+        let configuration = context.configuration
+        let timeout: Duration? =
+            switch phase {
+            case .none: nil
+            case .header: configuration.headerTimeout
+            case .body: configuration.bodyTimeout
+            case .idle: configuration.idleTimeout
+            case .linger: shuttingDown ? min(configuration.lingerTimeout, .milliseconds(200)) : configuration.lingerTimeout
+            }
+        if let timeout {
+            deadlineTimer.schedule(deadline: .now() + Self.dispatchInterval(timeout))
+        } else {
+            deadlineTimer.schedule(deadline: .distantFuture)
+        }
+    }
+
+    /// Picks the phase from what the connection is doing.
+    func updateDeadline() {
+        guard lifecycle == .open else { return }
+        if current != nil || !pending.isEmpty {
+            setDeadline(.none)
+        } else if parser.isReadingBody {
+            setDeadline(.body)
+        } else if parser.hasPartialRequest || servedRequests == 0 {
+            setDeadline(.header)
+        } else {
+            setDeadline(.idle)
+        }
+    }
+
+    func handleDeadline() {
+        switch deadlinePhase {
+        case .none:
+            return
+        case .header, .body:
+            context.logger.debug(
+                "request timed out", metadata: ["connection": "\(id)", "phase": "\(deadlinePhase)"])
+            close(reason: .connectionClosed)
+        case .idle, .linger:
+            close(reason: .connectionClosed)
+        }
+    }
+
+    /// Server shutdown: idle connections close now, streams end cleanly, a response in
+    /// flight finishes and then the connection closes.
+    func beginShutdown() {
+        guard lifecycle != .closed else { return }
+        shuttingDown = true
+        pending.removeAll()
+        guard let flight = current else {
+            if lifecycle == .open { close(reason: .serverStopping) }
+            return
+        }
+        current?.keepAlive = false
+        if flight.producing { endStream(reason: .serverStopping) }
+    }
+
+    static func dispatchInterval(_ duration: Duration) -> DispatchTimeInterval {
+        let (seconds, attoseconds) = duration.components
+        return .nanoseconds(Int(seconds) * 1_000_000_000 + Int(attoseconds / 1_000_000_000))
+    }
+}

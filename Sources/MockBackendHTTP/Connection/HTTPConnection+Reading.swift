@@ -1,0 +1,90 @@
+extension HTTPConnection {
+    /// Bytes read per call; reads repeat until the socket would block or this many rounds.
+    private static let readChunkSize = 16 * 1024
+    private static let readRoundsPerEvent = 8
+
+    func handleReadable() {
+        assertOnQueue()
+        guard lifecycle != .closed else { return }
+        var rounds = 0
+        while rounds < Self.readRoundsPerEvent, lifecycle != .closed, !readSuspended {
+            rounds += 1
+            let result: IOResult
+            do {
+                result = try withUnsafeTemporaryAllocation(byteCount: Self.readChunkSize, alignment: 1) { buffer in
+                    let outcome = try stream.read(into: buffer)
+                    if case .processed(let count) = outcome, lifecycle != .lingering {
+                        receive(UnsafeRawBufferPointer(rebasing: buffer[0..<count]))
+                    }
+                    return outcome
+                }
+            } catch {
+                close(reason: .clientClosed)
+                return
+            }
+            switch result {
+            case .processed:
+                continue
+            case .wouldBlock:
+                rounds = Self.readRoundsPerEvent
+            case .endOfStream:
+                peerDidClose()
+                return
+            }
+        }
+        processPending()
+    }
+
+    /// Feeds bytes to the parser and queues what it finds.
+    private func receive(_ bytes: UnsafeRawBufferPointer) {
+        guard !stoppedReading else { return }
+        for event in parser.feed(bytes) {
+            switch event {
+            case .continueExpected:
+                // RFC 9110 §10.1.1: send 100 only when it is next on the wire; with
+                // responses still ahead of it the client's own timer sends the body.
+                if current == nil, pending.isEmpty, lifecycle == .open {
+                    outbound.append(.bytes(HTTPResponseEncoder.continueHead))
+                    flush()
+                }
+            case .request(var request):
+                request.connectionID = id
+                pending.append(.request(request))
+            case .failure(let error):
+                pending.append(.failure(error))
+                stopReading()
+            }
+        }
+        if pending.count >= context.configuration.maxPipelinedRequests { suspendReading() }
+    }
+
+    /// The client sent FIN. A stream ends at once (EventSource never half-closes); queued
+    /// requests are still answered, then the connection closes.
+    private func peerDidClose() {
+        peerClosed = true
+        if lifecycle == .lingering || current?.writer != nil {
+            close(reason: .clientClosed)
+            return
+        }
+        stopReading()
+        processPending()
+    }
+
+    /// Stops reading for good: after a parse failure or EOF nothing more is read.
+    func stopReading() {
+        stoppedReading = true
+        suspendReading()
+    }
+
+    func suspendReading() {
+        guard !readSuspended, lifecycle != .closed else { return }
+        readSuspended = true
+        readSource.suspend()
+    }
+
+    func resumeReading() {
+        guard readSuspended, !stoppedReading || lifecycle == .lingering, lifecycle != .closed else { return }
+        readSuspended = false
+        readSource.resume()
+    }
+}

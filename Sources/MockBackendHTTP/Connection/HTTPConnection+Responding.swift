@@ -1,0 +1,161 @@
+import Foundation
+
+extension HTTPConnection {
+    /// Answers queued requests in order while nothing is in flight. Re-entrant calls (a
+    /// response that completes while it is being started) return at once; the outer loop
+    /// carries on, so order is kept without recursion.
+    func processPending() {
+        assertOnQueue()
+        guard !isProcessing else { return }
+        isProcessing = true
+        defer { isProcessing = false }
+        while current == nil, lifecycle == .open, !pending.isEmpty {
+            switch pending.removeFirst() {
+            case .request(let request): respond(to: request)
+            case .failure(let error): respondToParseFailure(error)
+            }
+        }
+        guard lifecycle == .open else { return }
+        if current == nil, pending.isEmpty, peerClosed || shuttingDown {
+            close(reason: shuttingDown ? .serverStopping : .clientClosed)
+            return
+        }
+        if pending.count < context.configuration.maxPipelinedRequests, outbound.unsentBytes < 1 << 20 {
+            resumeReading()
+        }
+        updateDeadline()
+    }
+
+    private func respond(to request: HTTPRequest) {
+        let response = context.responder.respond(to: request)
+        start(response, to: request, keepAlive: request.wantsKeepAlive && !shuttingDown && !peerClosed)
+    }
+
+    private func respondToParseFailure(_ error: HTTPParseError) {
+        // The version is unknown or unreliable here, so the answer is a plain HTTP/1.1 one.
+        let request = HTTPRequest(method: "GET", target: "/", headers: ["Host": ""])
+        context.logger.debug("rejected request", metadata: ["connection": "\(id)", "error": "\(error)"])
+        start(error.problem.response, to: request, keepAlive: false)
+    }
+
+    /// Queues the head (and a full body) of `response` and, for a stream, hands the
+    /// producer its writer.
+    func start(_ response: HTTPResponse, to request: HTTPRequest, keepAlive requestedKeepAlive: Bool) {
+        var keepAlive = requestedKeepAlive
+        let isHead = request.method == "HEAD"
+        let version: HTTPVersion = request.version == .http1_0 ? .http1_0 : .http1_1
+        var flight = ResponseInFlight(
+            request: request, status: response.status, keepAlive: keepAlive, chunked: false,
+            shaper: response.shaper, writer: nil, producing: false, startedAt: .now)
+        let bodyless = isHead || HTTPResponseEncoder.statusForbidsBody(response.status)
+
+        switch response.body {
+        case .bytes(let body):
+            let framing: BodyFraming =
+                HTTPResponseEncoder.statusForbidsBody(response.status) ? .none : .length(body.count)
+            let head = HTTPResponseEncoder.head(
+                status: response.status, headers: response.headers, version: version, framing: framing,
+                keepAlive: keepAlive)
+            current = flight
+            if flight.shaper == nil {
+                // Head and body in one write: with TCP_NODELAY a separate small write per part
+                // would cost a delayed-ACK round trip on every request.
+                outbound.append(.bytes(bodyless ? head : head + body))
+            } else {
+                enqueueShaped(head, kind: .head)
+                if !bodyless { enqueueShaped(body, kind: .body) }
+                enqueueShaped([], kind: .end)
+            }
+        case .stream(let produce):
+            // HTTP/1.0 has no chunked coding: the body ends when the connection does.
+            let chunked = version == .http1_1
+            if !chunked { keepAlive = false }
+            flight.keepAlive = keepAlive
+            flight.chunked = chunked
+            let framing: BodyFraming = bodyless ? .none : (chunked ? .chunked : .closeDelimited)
+            let head = HTTPResponseEncoder.head(
+                status: response.status, headers: response.headers, version: version, framing: framing,
+                keepAlive: keepAlive)
+            current = flight
+            enqueueShaped(head, kind: .head)
+            if bodyless {
+                enqueueShaped([], kind: .end)
+            } else {
+                let writer = ResponseBodyWriter(connection: self)
+                current?.writer = writer
+                current?.producing = true
+                setDeadline(.none)
+                flush()
+                guard lifecycle != .closed else { return }
+                produce(writer)
+            }
+        }
+        flush()
+    }
+
+    /// A write from a stream's producer; stale writers (an earlier response) are ignored.
+    func streamWrite(_ bytes: [UInt8], from writer: ResponseBodyWriter) {
+        guard lifecycle != .closed, let flight = current, flight.writer === writer, flight.producing else { return }
+        let framed = flight.chunked ? HTTPResponseEncoder.chunk(bytes) : bytes
+        if outbound.unsentBytes + framed.count > context.configuration.maxUnsentStreamBytes {
+            context.logger.info(
+                "disconnecting slow reader",
+                metadata: ["connection": "\(id)", "unsent": "\(outbound.unsentBytes)"])
+            close(reason: .slowReader)
+            return
+        }
+        enqueueShaped(framed, kind: .body)
+        flush()
+    }
+
+    /// The producer ended the stream.
+    func finishStream(from writer: ResponseBodyWriter) {
+        guard lifecycle != .closed, let flight = current, flight.writer === writer, flight.producing else { return }
+        endStream(reason: .finished)
+    }
+
+    /// Queues the end of the body and stops the producer.
+    func endStream(reason: StreamEndReason) {
+        guard let flight = current, flight.producing else { return }
+        current?.producing = false
+        enqueueShaped(flight.chunked ? HTTPResponseEncoder.lastChunk : [], kind: .end)
+        flight.writer?.markEnded(reason)
+        if !flight.chunked { current?.keepAlive = false }
+        flush()
+    }
+
+    func enqueueShaped(_ bytes: [UInt8], kind: ResponseWriteKind) {
+        if var shaper = current?.shaper {
+            let segments = shaper.shape(bytes, kind: kind)
+            current?.shaper = shaper
+            outbound.append(contentsOf: segments)
+        } else {
+            outbound.append(.bytes(bytes))
+        }
+    }
+
+    /// Everything of the current response is written.
+    func completeCurrent() {
+        guard let flight = current else { return }
+        current = nil
+        servedRequests += 1
+        context.statistics.withLock { $0.requestsServed += 1 }
+        context.logger.info(
+            "\(flight.request.method) \(flight.request.target) \(flight.status)",
+            metadata: [
+                "connection": "\(id)",
+                "duration_ms": "\(Self.milliseconds(ContinuousClock.now - flight.startedAt))",
+            ])
+        if flight.keepAlive, !shuttingDown {
+            processPending()
+        } else {
+            closeAfterWrites()
+        }
+    }
+
+    static func milliseconds(_ duration: Duration) -> String {
+        let (seconds, attoseconds) = duration.components
+        let ms = Double(seconds) * 1000 + Double(attoseconds) / 1e15
+        return String(format: "%.2f", ms)
+    }
+}

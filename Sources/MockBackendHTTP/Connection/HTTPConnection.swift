@@ -1,0 +1,157 @@
+import Dispatch
+import Logging
+
+/// What every connection of one server shares.
+struct ConnectionContext: Sendable {
+    let configuration: HTTPServerConfiguration
+    let responder: any HTTPResponder
+    let logger: Logger
+    let statistics: LockedValue<ServerStatistics>
+    /// Called once, on the connection's queue, when the connection has closed.
+    let onClosed: @Sendable (UInt64) -> Void
+}
+
+/// One client connection: reads requests, answers them in order, writes responses through
+/// an optional shaper, and enforces the timeouts and bounds of `HTTPServerConfiguration`.
+///
+/// Invariant: every mutable property is touched only on `queue`, a serial queue owned by
+/// this connection. Dispatch sources deliver their events on it, `ResponseBodyWriter`
+/// hops onto it, and the server reaches in only through `queue.async`. That confinement is
+/// what makes the `@unchecked Sendable` sound.
+final class HTTPConnection: @unchecked Sendable {
+    /// Where the connection is in its life.
+    enum Lifecycle {
+        /// Reading and answering requests.
+        case open
+        /// The last response is queued; close once it is written.
+        case closingAfterWrites
+        /// Write side shut down; draining input until EOF or the linger timeout.
+        case lingering
+        /// Closed; sources cancelled. Nothing happens any more.
+        case closed
+    }
+
+    /// Which timeout is armed.
+    enum DeadlinePhase {
+        case none, header, body, idle, linger
+    }
+
+    /// The response being written.
+    struct ResponseInFlight {
+        var request: HTTPRequest
+        var status: Int
+        var keepAlive: Bool
+        var chunked: Bool
+        var shaper: (any ResponseShaper)?
+        /// The stream's writer; nil for a body known in full.
+        var writer: ResponseBodyWriter?
+        /// Whether a stream may still write.
+        var producing: Bool
+        var startedAt: ContinuousClock.Instant
+    }
+
+    /// A parsed request waiting its turn, or the parse failure that ends the connection.
+    enum Pending {
+        case request(HTTPRequest)
+        case failure(HTTPParseError)
+    }
+
+    let id: UInt64
+    let queue: DispatchQueue
+    let stream: any ByteStream
+    let context: ConnectionContext
+
+    var parser: HTTPRequestParser
+    var pending: [Pending] = []
+    var current: ResponseInFlight?
+    var outbound = OutboundQueue()
+    var lifecycle = Lifecycle.open
+    var isProcessing = false
+    var peerClosed = false
+    var stoppedReading = false
+    var shuttingDown = false
+    var servedRequests = 0
+
+    let readSource: DispatchSourceRead
+    let writeSource: DispatchSourceWrite
+    var readSuspended = false
+    var writeArmed = false
+    let descriptor: DescriptorOwner
+
+    let deadlineTimer: DispatchSourceTimer
+    var deadlinePhase = DeadlinePhase.none
+    var pauseTimer: DispatchSourceTimer?
+    var isPausing = false
+
+    init(id: UInt64, stream: any ByteStream, context: ConnectionContext) {
+        self.id = id
+        self.stream = stream
+        self.context = context
+        queue = DispatchQueue(label: "mockbackend.connection")
+        parser = HTTPRequestParser(limits: context.configuration.limits)
+        readSource = DispatchSource.makeReadSource(fileDescriptor: stream.fileDescriptor, queue: queue)
+        writeSource = DispatchSource.makeWriteSource(fileDescriptor: stream.fileDescriptor, queue: queue)
+        deadlineTimer = DispatchSource.makeTimerSource(queue: queue)
+        descriptor = DescriptorOwner(stream: stream, statistics: context.statistics)
+        context.statistics.withLock {
+            $0.liveConnectionObjects += 1
+            $0.openConnections += 1
+            $0.openDescriptors += 1
+            $0.acceptedConnections += 1
+            $0.activeTimers += 1
+        }
+    }
+
+    deinit {
+        context.statistics.withLock { $0.liveConnectionObjects -= 1 }
+    }
+
+    /// Starts reading. Handlers capture `self` weakly so only the server's registry and
+    /// in-flight writers keep a connection alive.
+    func start() {
+        queue.async { [self] in
+            readSource.setEventHandler { [weak self] in self?.handleReadable() }
+            writeSource.setEventHandler { [weak self] in self?.handleWritable() }
+            let statistics = context.statistics
+            let descriptor = descriptor
+            readSource.setCancelHandler { descriptor.sourceCancelled() }
+            writeSource.setCancelHandler { descriptor.sourceCancelled() }
+            deadlineTimer.setEventHandler { [weak self] in self?.handleDeadline() }
+            deadlineTimer.setCancelHandler { statistics.withLock { $0.activeTimers -= 1 } }
+            deadlineTimer.schedule(deadline: .distantFuture)
+            deadlineTimer.activate()
+            readSource.activate()
+            setDeadline(.header)
+        }
+    }
+
+    func assertOnQueue() {
+        #if DEBUG
+        dispatchPrecondition(condition: .onQueue(queue))
+        #endif
+    }
+}
+
+/// Closes the socket once both Dispatch sources on it are cancelled: closing earlier would
+/// let the kernel reuse the number under a live source. The cancel handlers hold this
+/// object, not the connection, so the socket closes even after the connection is gone.
+/// Confined to the connection's queue, where the cancel handlers run.
+final class DescriptorOwner: @unchecked Sendable {
+    private let stream: any ByteStream
+    private let statistics: LockedValue<ServerStatistics>
+    private var sourcesAlive = 2
+    /// Whether the close sends RST instead of FIN.
+    var reset = false
+
+    init(stream: any ByteStream, statistics: LockedValue<ServerStatistics>) {
+        self.stream = stream
+        self.statistics = statistics
+    }
+
+    func sourceCancelled() {
+        sourcesAlive -= 1
+        guard sourcesAlive == 0 else { return }
+        stream.close(reset: reset)
+        statistics.withLock { $0.openDescriptors -= 1 }
+    }
+}

@@ -1,0 +1,92 @@
+import Dispatch
+
+/// Why a streamed response ended.
+public enum StreamEndReason: Sendable, Equatable, CustomStringConvertible {
+    /// The producer called `finish()`.
+    case finished
+    /// The client closed the connection or it broke.
+    case clientClosed
+    /// The client read so slowly that the unsent bytes passed the bound.
+    case slowReader
+    /// The server is stopping.
+    case serverStopping
+    /// The response's shaper ended the connection (a fault).
+    case cut
+    /// The connection timed out or was closed for another reason.
+    case connectionClosed
+
+    public var description: String {
+        switch self {
+        case .finished: "finished"
+        case .clientClosed: "client_closed"
+        case .slowReader: "slow_reader"
+        case .serverStopping: "server_stopping"
+        case .cut: "cut"
+        case .connectionClosed: "connection_closed"
+        }
+    }
+}
+
+/// Writes the body of a streamed response. Safe to use from any thread.
+///
+/// Writes are queued in call order on the connection's queue. Once the stream has ended
+/// (finished, client gone, slow reader, server stopping) every write is a no-op and
+/// `onClose` handlers have run, each exactly once.
+public final class ResponseBodyWriter: @unchecked Sendable {
+    private struct State {
+        var endReason: StreamEndReason?
+        var handlers: [@Sendable (StreamEndReason) -> Void] = []
+    }
+
+    /// Set once in `init` and never written again, so reading it from any thread is safe.
+    private weak var connection: HTTPConnection?
+    private let state = LockedValue(State())
+
+    init(connection: HTTPConnection) {
+        self.connection = connection
+    }
+
+    /// Queues `bytes` as the next part of the body.
+    public func write(_ bytes: [UInt8]) {
+        guard !bytes.isEmpty, !isClosed, let connection else { return }
+        connection.queue.async { connection.streamWrite(bytes, from: self) }
+    }
+
+    /// Queues UTF-8 text as the next part of the body.
+    public func write(_ text: String) {
+        write(Array(text.utf8))
+    }
+
+    /// Ends the body cleanly after everything written so far.
+    public func finish() {
+        guard !isClosed, let connection else { return }
+        connection.queue.async { connection.finishStream(from: self) }
+    }
+
+    /// Runs `handler` once when the stream ends, or at once if it already has.
+    public func onClose(_ handler: @escaping @Sendable (StreamEndReason) -> Void) {
+        let endedAlready: StreamEndReason? = state.withLock { state in
+            if let reason = state.endReason { return reason }
+            state.handlers.append(handler)
+            return nil
+        }
+        if let endedAlready { handler(endedAlready) }
+    }
+
+    /// Whether the stream has ended.
+    public var isClosed: Bool { state.withLock { $0.endReason != nil } }
+
+    /// Why the stream ended, once it has.
+    public var endReason: StreamEndReason? { state.withLock { $0.endReason } }
+
+    /// Records the end and runs the handlers; later calls do nothing.
+    func markEnded(_ reason: StreamEndReason) {
+        let handlers: [@Sendable (StreamEndReason) -> Void] = state.withLock { state in
+            guard state.endReason == nil else { return [] }
+            state.endReason = reason
+            defer { state.handlers = [] }
+            return state.handlers
+        }
+        for handler in handlers { handler(reason) }
+    }
+}

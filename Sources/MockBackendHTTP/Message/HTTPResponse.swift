@@ -1,0 +1,74 @@
+import Foundation
+
+/// A response as a handler builds it. The connection adds the framing headers
+/// (`Date`, `Server`, `Content-Length` or `Transfer-Encoding`, `Connection`).
+public struct HTTPResponse: Sendable {
+    /// How the body is produced.
+    public enum Body: Sendable {
+        /// A body known in full; sent with `Content-Length` in the same write as the head.
+        case bytes([UInt8])
+        /// A body produced over time through a `ResponseBodyWriter`; sent chunked on
+        /// HTTP/1.1 and delimited by close on HTTP/1.0. The closure runs once the head has
+        /// been queued, on the connection's queue; it must not block.
+        case stream(@Sendable (ResponseBodyWriter) -> Void)
+    }
+
+    public var status: Int
+    public var headers: HTTPHeaders
+    public var body: Body
+    /// Shapes the bytes of this response on their way to the socket; the seam the fault
+    /// layer uses to delay, fragment, cut or reset a response. Nil sends bytes as they come.
+    public var shaper: (any ResponseShaper)?
+
+    public init(status: Int = 200, headers: HTTPHeaders = HTTPHeaders(), body: Body = .bytes([])) {
+        self.status = status
+        self.headers = headers
+        self.body = body
+    }
+
+    /// Whether the body is streamed.
+    public var isStream: Bool {
+        if case .stream = body { return true }
+        return false
+    }
+
+    /// A text response.
+    public static func text(_ text: String, status: Int = 200, contentType: String = "text/plain; charset=utf-8")
+        -> HTTPResponse
+    {
+        HTTPResponse(status: status, headers: ["Content-Type": contentType], body: .bytes(Array(text.utf8)))
+    }
+
+    /// A JSON response from already encoded bytes.
+    public static func json(bytes: [UInt8], status: Int = 200) -> HTTPResponse {
+        HTTPResponse(status: status, headers: ["Content-Type": MediaType.json], body: .bytes(bytes))
+    }
+
+    /// A JSON response encoding `value` with sorted keys, so bodies are stable.
+    public static func json<T: Encodable>(_ value: T, status: Int = 200) throws -> HTTPResponse {
+        .json(bytes: Array(try JSONCoding.encoder.encode(value)), status: status)
+    }
+
+    /// A streamed response.
+    public static func stream(
+        status: Int = 200, headers: HTTPHeaders, _ produce: @escaping @Sendable (ResponseBodyWriter) -> Void
+    ) -> HTTPResponse {
+        HTTPResponse(status: status, headers: headers, body: .stream(produce))
+    }
+}
+
+/// The media types the server names more than once.
+public enum MediaType {
+    public static let json = "application/json; charset=utf-8"
+    public static let problemJSON = "application/problem+json"
+    public static let eventStream = "text/event-stream; charset=utf-8"
+}
+
+/// Shared JSON coders. `JSONEncoder` is thread-safe once configured.
+public enum JSONCoding {
+    public static let encoder: JSONEncoder = {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+        return encoder
+    }()
+}

@@ -1,0 +1,196 @@
+/// What the parser found in the bytes fed so far.
+public enum HTTPParserEvent: Sendable, Equatable {
+    /// A request head with `Expect: 100-continue` and a body still to come (RFC 9110 §10.1.1).
+    case continueExpected
+    /// A whole request, body included.
+    case request(HTTPRequest)
+    /// The bytes are not a valid request; the parser stops here for good.
+    case failure(HTTPParseError)
+}
+
+/// An incremental HTTP/1.1 request parser (RFC 9112). It takes bytes, never a socket, and
+/// gives the same events however the input is split.
+///
+/// Pipelined requests come out in order. After a `.failure` every further byte is ignored:
+/// once framing is in doubt nothing after it can be trusted.
+public struct HTTPRequestParser: Sendable {
+    enum State: Sendable {
+        case head
+        case fixedBody(remaining: Int)
+        case chunkSize
+        case chunkData(remaining: Int)
+        case chunkDataEnd
+        case trailers(bytes: Int)
+        case failed
+    }
+
+    public let limits: HTTPParserLimits
+    var state: State = .head
+    /// Bytes received and not yet consumed.
+    var buffer: [UInt8] = []
+    /// Where the search for the end of the head resumes, so a slowly arriving head is
+    /// scanned once, not once per read.
+    var scanOffset = 0
+    /// The request whose body is being read.
+    var pending: HTTPRequest?
+
+    public init(limits: HTTPParserLimits = HTTPParserLimits()) {
+        self.limits = limits
+    }
+
+    /// Whether part of a request has arrived and the rest has not.
+    public var hasPartialRequest: Bool {
+        switch state {
+        case .head: !buffer.isEmpty
+        case .failed: false
+        default: true
+        }
+    }
+
+    /// Whether the head of the current request is complete and its body is still arriving.
+    public var isReadingBody: Bool {
+        switch state {
+        case .head, .failed: false
+        default: true
+        }
+    }
+
+    /// Feeds the next bytes and returns every event they complete.
+    public mutating func feed<C: Collection>(_ bytes: C) -> [HTTPParserEvent] where C.Element == UInt8 {
+        if case .failed = state { return [] }
+        buffer.append(contentsOf: bytes)
+        var events: [HTTPParserEvent] = []
+        var consumed = 0
+        while let event = step(consumed: &consumed) {
+            events.append(event)
+            if case .failure = event {
+                state = .failed
+                buffer = []
+                return events
+            }
+        }
+        if consumed > 0 {
+            buffer.removeFirst(consumed)
+            scanOffset = max(0, scanOffset - consumed)
+        }
+        return events
+    }
+
+    /// Advances as far as the buffered bytes allow; returns the next event, or nil when
+    /// more bytes are needed.
+    private mutating func step(consumed: inout Int) -> HTTPParserEvent? {
+        while true {
+            switch state {
+            case .failed:
+                return nil
+            case .head:
+                guard let outcome = parseHead(from: &consumed) else { return nil }
+                switch outcome {
+                case .failure(let error):
+                    return .failure(error)
+                case .complete(let request):
+                    return .request(request)
+                case .needsBody(let expectsContinue):
+                    if expectsContinue { return .continueExpected }
+                }
+            case .fixedBody(let remaining):
+                let take = min(remaining, buffer.count - consumed)
+                pending?.body.append(contentsOf: buffer[consumed..<(consumed + take)])
+                consumed += take
+                if take < remaining {
+                    state = .fixedBody(remaining: remaining - take)
+                    return nil
+                }
+                return finishRequest()
+            case .chunkSize:
+                guard let line = nextLine(from: &consumed, limit: limits.maxChunkLineLength) else {
+                    if buffer.count - consumed > limits.maxChunkLineLength {
+                        return .failure(.invalidChunk("A chunk-size line is longer than \(limits.maxChunkLineLength) bytes."))
+                    }
+                    return nil
+                }
+                guard let line, let size = Self.chunkSize(line) else {
+                    return .failure(.invalidChunk("A chunk-size line is not a hexadecimal size (RFC 9112 §7.1)."))
+                }
+                if size == 0 {
+                    state = .trailers(bytes: 0)
+                } else if (pending?.body.count ?? 0) + size > limits.maxBodyBytes {
+                    return .failure(.payloadTooLarge(limits.maxBodyBytes))
+                } else {
+                    state = .chunkData(remaining: size)
+                }
+            case .chunkData(let remaining):
+                let take = min(remaining, buffer.count - consumed)
+                pending?.body.append(contentsOf: buffer[consumed..<(consumed + take)])
+                consumed += take
+                if take < remaining {
+                    state = .chunkData(remaining: remaining - take)
+                    return nil
+                }
+                state = .chunkDataEnd
+            case .chunkDataEnd:
+                guard let line = nextLine(from: &consumed, limit: 2) else {
+                    if buffer.count - consumed >= 2 {
+                        return .failure(.invalidChunk("Chunk data is not followed by CRLF."))
+                    }
+                    return nil
+                }
+                guard let line, line.isEmpty else {
+                    return .failure(.invalidChunk("Chunk data is not followed by CRLF."))
+                }
+                state = .chunkSize
+            case .trailers(let bytes):
+                // Trailer fields are read and dropped (RFC 9112 §7.1.2), within the header limit.
+                guard let line = nextLine(from: &consumed, limit: limits.maxHeaderBytes) else {
+                    if bytes + buffer.count - consumed > limits.maxHeaderBytes {
+                        return .failure(.headersTooLarge("The chunked trailer section is too large."))
+                    }
+                    return nil
+                }
+                guard let line else { return .failure(.invalidChunk("A trailer line contains a bare CR.")) }
+                if line.isEmpty { return finishRequest() }
+                if bytes + line.count > limits.maxHeaderBytes {
+                    return .failure(.headersTooLarge("The chunked trailer section is too large."))
+                }
+                state = .trailers(bytes: bytes + line.count + 2)
+            }
+        }
+    }
+
+    private mutating func finishRequest() -> HTTPParserEvent? {
+        state = .head
+        guard let request = pending else { return nil }
+        pending = nil
+        return .request(request)
+    }
+
+    /// The next line ending in LF (CR before it dropped), or `.some(nil)` for a line with a
+    /// bare CR inside it. Returns nil when no whole line is buffered within `limit` bytes.
+    private func nextLine(from consumed: inout Int, limit: Int) -> [UInt8]?? {
+        let end = min(buffer.count, consumed + limit + 2)
+        guard let newline = buffer[consumed..<end].firstIndex(of: UInt8(ascii: "\n")) else { return nil }
+        var lineEnd = newline
+        if lineEnd > consumed, buffer[lineEnd - 1] == UInt8(ascii: "\r") { lineEnd -= 1 }
+        let line = Array(buffer[consumed..<lineEnd])
+        consumed = newline + 1
+        if line.contains(UInt8(ascii: "\r")) { return .some(nil) }
+        return .some(line)
+    }
+
+    /// `chunk-size [ chunk-ext ]`: 1 to 16 hex digits, optional whitespace, optional `;ext`.
+    static func chunkSize(_ line: [UInt8]) -> Int? {
+        var size = 0
+        var digits = 0
+        var index = 0
+        while index < line.count, let value = PercentDecoding.hexValue(line[index]) {
+            size = size << 4 | Int(value)
+            digits += 1
+            index += 1
+            if digits > 15 { return nil }
+        }
+        guard digits > 0 else { return nil }
+        while index < line.count, line[index] == UInt8(ascii: " ") || line[index] == UInt8(ascii: "\t") { index += 1 }
+        guard index == line.count || line[index] == UInt8(ascii: ";") else { return nil }
+        return size
+    }
+}

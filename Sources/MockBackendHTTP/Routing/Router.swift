@@ -1,0 +1,53 @@
+/// Answers a request, or throws a `ProblemDetails` (any other error becomes a 500).
+public typealias HTTPHandler = @Sendable (HTTPRequest) throws -> HTTPResponse
+
+/// A method, a path pattern and the handler they lead to.
+public struct Route: Sendable {
+    public let method: String
+    public let pattern: RoutePattern
+    let handler: HTTPHandler
+}
+
+/// What the router found for a method and path.
+public enum RouteResolution: Sendable {
+    case matched(Route, parameters: [String: String])
+    /// The path exists, the method does not; `allow` lists the methods that do.
+    case methodNotAllowed(allow: [String])
+    case notFound
+}
+
+/// Maps method and path to handlers. Built once at wiring time, then read-only.
+public struct Router: Sendable {
+    public private(set) var routes: [Route] = []
+
+    public init() {}
+
+    public mutating func add(_ method: String, _ pattern: String, _ handler: @escaping HTTPHandler) {
+        routes.append(Route(method: method, pattern: RoutePattern(pattern), handler: handler))
+    }
+
+    public mutating func get(_ pattern: String, _ handler: @escaping HTTPHandler) { add("GET", pattern, handler) }
+    public mutating func post(_ pattern: String, _ handler: @escaping HTTPHandler) { add("POST", pattern, handler) }
+    public mutating func put(_ pattern: String, _ handler: @escaping HTTPHandler) { add("PUT", pattern, handler) }
+    public mutating func delete(_ pattern: String, _ handler: @escaping HTTPHandler) { add("DELETE", pattern, handler) }
+
+    /// Finds the route for `method` and `path`. HEAD falls back to GET (RFC 9110 §9.3.2).
+    public func resolve(method: String, path: String) -> RouteResolution {
+        let segments = path.split(separator: "/", omittingEmptySubsequences: true)
+        var allowed: [String] = []
+        var headFallback: (Route, [String: String])?
+        for route in routes {
+            guard let parameters = route.pattern.match(segments) else { continue }
+            if route.method == method { return .matched(route, parameters: parameters) }
+            if method == "HEAD", route.method == "GET", headFallback == nil { headFallback = (route, parameters) }
+            allowed.append(route.method)
+        }
+        if let (route, parameters) = headFallback { return .matched(route, parameters: parameters) }
+        guard !allowed.isEmpty else { return .notFound }
+        if allowed.contains("GET") { allowed.append("HEAD") }
+        allowed.append("OPTIONS")
+        var unique: [String] = []
+        for method in allowed where !unique.contains(method) { unique.append(method) }
+        return .methodNotAllowed(allow: unique)
+    }
+}

@@ -1,0 +1,158 @@
+import Dispatch
+import Logging
+
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// An HTTP/1.1 server on POSIX sockets and Dispatch.
+///
+/// One listening socket watched by a read source on the accept queue; each accepted
+/// connection gets its own serial queue. `start()` binds and returns at once; `stop()`
+/// stops accepting, lets responses in flight finish, ends streams cleanly, and returns
+/// when every connection has closed or the grace period is over.
+public final class HTTPServer: Sendable {
+    private struct Registry {
+        var connections: [UInt64: HTTPConnection] = [:]
+        var nextID: UInt64 = 1
+        var stopping = false
+        var onEmpty: (@Sendable () -> Void)?
+    }
+
+    private struct Listener {
+        var socket: ListeningSocket
+        var source: DispatchSourceRead
+    }
+
+    public let configuration: HTTPServerConfiguration
+    private let responder: any HTTPResponder
+    private let logger: Logger
+    private let statisticsBox = LockedValue(ServerStatistics())
+    private let registry = LockedValue(Registry())
+    private let listener = LockedValue<Listener?>(nil)
+    private let acceptQueue = DispatchQueue(label: "mockbackend.accept")
+    /// A canned answer for a connection over the limit; sent without parsing the request.
+    private static let overloadedResponse: [UInt8] = {
+        let body = ProblemDetails(
+            status: 503, code: "TOO_MANY_CONNECTIONS", detail: "The server's connection limit is reached.")
+        guard case .bytes(let bytes) = body.response.body else { return [] }
+        let head = "HTTP/1.1 503 Service Unavailable\r\nContent-Type: \(MediaType.problemJSON)\r\n"
+            + "Content-Length: \(bytes.count)\r\nRetry-After: 1\r\nConnection: close\r\n\r\n"
+        return Array(head.utf8) + bytes
+    }()
+
+    public init(configuration: HTTPServerConfiguration, responder: any HTTPResponder, logger: Logger) {
+        self.configuration = configuration
+        self.responder = responder
+        self.logger = logger
+    }
+
+    /// The bound port, or nil before `start()`.
+    public var port: Int? { listener.withLock { $0?.socket.port } }
+
+    /// A snapshot of what the server holds now.
+    public var statistics: ServerStatistics { statisticsBox.current }
+
+    /// Binds, listens and starts accepting. Throws if the address cannot be bound.
+    public func start() throws(SocketError) {
+        let socket = try ListeningSocket.bind(host: configuration.host, port: configuration.port)
+        let source = DispatchSource.makeReadSource(fileDescriptor: socket.fileDescriptor, queue: acceptQueue)
+        source.setEventHandler { [weak self] in self?.acceptPending(on: socket.fileDescriptor) }
+        source.setCancelHandler { _ = Platform.closeFD(socket.fileDescriptor) }
+        listener.withLock { $0 = Listener(socket: socket, source: source) }
+        source.activate()
+    }
+
+    /// Stops the server. Returns once every connection has closed; connections still open
+    /// after `gracePeriod` are closed by force.
+    public func stop(gracePeriod: Duration = .milliseconds(1500)) async {
+        listener.withLock { listener in
+            listener?.source.cancel()
+            listener = nil
+        }
+        let connections = registry.withLock { registry in
+            registry.stopping = true
+            return Array(registry.connections.values)
+        }
+        for connection in connections {
+            connection.queue.async { connection.beginShutdown() }
+        }
+        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+            let resumed = LockedValue(false)
+            let resumeOnce: @Sendable () -> Void = {
+                let first = resumed.withLock { flag in
+                    defer { flag = true }
+                    return !flag
+                }
+                if first { continuation.resume() }
+            }
+            let isEmpty = registry.withLock { registry in
+                if registry.connections.isEmpty { return true }
+                registry.onEmpty = resumeOnce
+                return false
+            }
+            if isEmpty {
+                resumeOnce()
+                return
+            }
+            acceptQueue.asyncAfter(deadline: .now() + HTTPConnection.dispatchInterval(gracePeriod)) { [self] in
+                let remaining = registry.withLock { Array($0.connections.values) }
+                for connection in remaining {
+                    connection.queue.async { connection.close(reason: .serverStopping) }
+                }
+            }
+        }
+    }
+
+    private func acceptPending(on listeningFD: Int32) {
+        // Accept everything queued in the backlog; the source fires again for later arrivals.
+        while true {
+            let fd = Platform.accept(listeningFD)
+            guard fd >= 0 else {
+                let code = Platform.errno
+                if code == EINTR || code == ECONNABORTED { continue }
+                if code != EAGAIN && code != EWOULDBLOCK {
+                    logger.error("accept failed", metadata: ["error": "\(SocketError(call: "accept", code: code))"])
+                }
+                return
+            }
+            var one: Int32 = 1
+            _ = setsockopt(fd, Int32(IPPROTO_TCP), TCP_NODELAY, &one, socklen_t(MemoryLayout<Int32>.size))
+            Platform.disableSIGPIPE(fd)
+            admit(fd)
+        }
+    }
+
+    private func admit(_ fd: Int32) {
+        let context = ConnectionContext(
+            configuration: configuration, responder: responder, logger: logger, statistics: statisticsBox,
+            onClosed: { [weak self] id in self?.connectionClosed(id) })
+        let connection: HTTPConnection? = registry.withLock { registry in
+            guard !registry.stopping, registry.connections.count < configuration.maxConnections else { return nil }
+            let id = registry.nextID
+            registry.nextID += 1
+            let connection = HTTPConnection(id: id, stream: TCPByteStream(fileDescriptor: fd), context: context)
+            registry.connections[id] = connection
+            return connection
+        }
+        guard let connection else {
+            Self.overloadedResponse.withUnsafeBytes { _ = Platform.send(fd, $0.baseAddress!, $0.count) }
+            _ = Platform.closeFD(fd)
+            logger.warning("connection refused: limit of \(configuration.maxConnections) reached")
+            return
+        }
+        connection.start()
+    }
+
+    private func connectionClosed(_ id: UInt64) {
+        let onEmpty: (@Sendable () -> Void)? = registry.withLock { registry in
+            registry.connections[id] = nil
+            guard registry.connections.isEmpty, let onEmpty = registry.onEmpty else { return nil }
+            registry.onEmpty = nil
+            return onEmpty
+        }
+        onEmpty?()
+    }
+}

@@ -1,0 +1,15 @@
+/// Counts of what a server holds right now, for tests that check nothing leaks.
+public struct ServerStatistics: Sendable, Equatable {
+    /// Connections accepted and not yet closed.
+    public var openConnections = 0
+    /// Connection objects alive in memory (a closed connection that lingers here is a leak).
+    public var liveConnectionObjects = 0
+    /// Sockets whose descriptor is still open.
+    public var openDescriptors = 0
+    /// Dispatch timers created and not yet cancelled.
+    public var activeTimers = 0
+    /// Connections accepted since start.
+    public var acceptedConnections = 0
+    /// Requests answered since start.
+    public var requestsServed = 0
+}

@@ -1,0 +1,35 @@
+/// Which readiness a blocked operation waits for. A TLS stream may need the socket to
+/// become readable before a write can go on (and the other way round).
+public enum IODirection: Sendable, Equatable {
+    case read
+    case write
+}
+
+/// The outcome of one non-blocking read or write.
+public enum IOResult: Sendable, Equatable {
+    /// This many bytes (more than zero) were moved.
+    case processed(Int)
+    /// Nothing moved; try again when the socket is ready in the given direction.
+    case wouldBlock(IODirection)
+    /// The peer closed its sending side (reads only).
+    case endOfStream
+}
+
+/// The seam between the HTTP code and the bytes on the wire.
+///
+/// `HTTPConnection` reads and writes only through this protocol, so TLS plugs in as another
+/// conformance without touching the HTTP code. Every method is called on the owning
+/// connection's serial queue and never blocks.
+public protocol ByteStream: AnyObject {
+    /// The socket the connection's Dispatch sources watch.
+    var fileDescriptor: Int32 { get }
+    /// Reads what is available into `buffer`.
+    func read(into buffer: UnsafeMutableRawBufferPointer) throws(SocketError) -> IOResult
+    /// Writes as much of `bytes` as the socket takes now.
+    func write(_ bytes: UnsafeRawBufferPointer) throws(SocketError) -> IOResult
+    /// Sends FIN after everything written so far; reading stays possible.
+    func shutdownWrite()
+    /// Releases the socket. With `reset`, the peer sees RST instead of FIN.
+    /// Called exactly once, after every Dispatch source on the descriptor is cancelled.
+    func close(reset: Bool)
+}

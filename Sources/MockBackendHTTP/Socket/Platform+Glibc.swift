@@ -1,0 +1,42 @@
+#if canImport(Glibc)
+import Glibc
+
+/// The handful of calls whose spelling differs between Linux and Darwin.
+enum Platform {
+    static var errno: Int32 { Glibc.errno }
+
+    static func errorMessage(_ code: Int32) -> String {
+        String(cString: strerror(code))
+    }
+
+    static let streamSocketType = Int32(SOCK_STREAM.rawValue)
+
+    /// `send` that never raises SIGPIPE on a peer that went away.
+    static func send(_ fd: Int32, _ pointer: UnsafeRawPointer, _ count: Int) -> Int {
+        Glibc.send(fd, pointer, count, Int32(MSG_NOSIGNAL))
+    }
+
+    /// Accepts a connection and makes it non-blocking and close-on-exec: accepted sockets
+    /// do not inherit `O_NONBLOCK` from the listener (`accept4` is not visible to Swift).
+    static func accept(_ fd: Int32) -> Int32 {
+        let client = Glibc.accept(fd, nil, nil)
+        guard client >= 0 else { return client }
+        _ = fcntl(client, F_SETFL, fcntl(client, F_GETFL) | O_NONBLOCK)
+        _ = fcntl(client, F_SETFD, FD_CLOEXEC)
+        return client
+    }
+
+    /// Per-socket SIGPIPE suppression is not needed on Linux: `MSG_NOSIGNAL` covers it.
+    static func disableSIGPIPE(_ fd: Int32) {}
+
+    static func bind(_ fd: Int32, _ address: UnsafePointer<sockaddr>?, _ length: socklen_t) -> Int32 {
+        Glibc.bind(fd, address, length)
+    }
+
+    static func closeFD(_ fd: Int32) -> Int32 { Glibc.close(fd) }
+    static func shutdownWrite(_ fd: Int32) { _ = Glibc.shutdown(fd, Int32(SHUT_WR)) }
+    static func read(_ fd: Int32, _ pointer: UnsafeMutableRawPointer, _ count: Int) -> Int {
+        Glibc.read(fd, pointer, count)
+    }
+}
+#endif

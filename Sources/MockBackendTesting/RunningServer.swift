@@ -1,0 +1,101 @@
+import Foundation
+import Logging
+import MockBackend
+import MockBackendHTTP
+
+/// A server started by `withRunningServer`, listening on 127.0.0.1 on a port the kernel chose.
+public struct RunningServer: Sendable {
+    public let app: MockBackendApp
+    public let port: Int
+
+    /// `http://127.0.0.1:PORT`.
+    public var baseURL: URL { URL(string: "http://127.0.0.1:\(port)")! }
+
+    /// A new raw connection to the server.
+    public func connect() throws -> RawHTTPClient {
+        try RawHTTPClient(port: port)
+    }
+}
+
+/// Starts the mock in-process on 127.0.0.1:0, runs `body`, and always stops the server,
+/// whether `body` returns or throws.
+public func withRunningServer<Result: Sendable>(
+    _ configuration: MockBackendConfiguration = .forTesting(),
+    logger: Logger = Logger(label: "mockbackend.test", factory: { _ in SwiftLogNoOpLogHandler() }),
+    _ body: (RunningServer) async throws -> Result
+) async throws -> Result {
+    var configuration = configuration
+    configuration.http.host = "127.0.0.1"
+    configuration.http.port = 0
+    let app = MockBackendApp(configuration: configuration, logger: logger)
+    try app.start()
+    let server = RunningServer(app: app, port: app.port ?? 0)
+    do {
+        let result = try await body(server)
+        await app.stop()
+        return result
+    } catch {
+        await app.stop()
+        throw error
+    }
+}
+
+/// Starts a bare `HTTPServer` with `responder` on 127.0.0.1:0, runs `body`, and always
+/// stops it. For tests of the HTTP core that need no mock routes.
+public func withHTTPServer<Result: Sendable>(
+    configuration: HTTPServerConfiguration = HTTPServerConfiguration(),
+    responder: any HTTPResponder,
+    _ body: (HTTPServer) async throws -> Result
+) async throws -> Result {
+    var configuration = configuration
+    configuration.host = "127.0.0.1"
+    configuration.port = 0
+    let server = HTTPServer(
+        configuration: configuration, responder: responder,
+        logger: Logger(label: "mockbackend.test", factory: { _ in SwiftLogNoOpLogHandler() }))
+    try server.start()
+    do {
+        let result = try await body(server)
+        await server.stop()
+        return result
+    } catch {
+        await server.stop()
+        throw error
+    }
+}
+
+extension MockBackendConfiguration {
+    /// A configuration for tests: the package's own `Public/` and `openapi/`, found from
+    /// this source file's location, so tests work from any working directory.
+    public static func forTesting(packageRoot: String = PackageRoot.path) -> MockBackendConfiguration {
+        MockBackendConfiguration(
+            publicDirectory: packageRoot + "/Public", openAPIDocument: packageRoot + "/openapi/openapi.yaml")
+    }
+}
+
+/// Where this package's sources are, derived from this file's compile-time path.
+public enum PackageRoot {
+    public static let path: String = {
+        var url = URL(fileURLWithPath: #filePath)
+        while url.path != "/" {
+            url.deleteLastPathComponent()
+            if FileManager.default.fileExists(atPath: url.appendingPathComponent("Package.swift").path) {
+                return url.path
+            }
+        }
+        return FileManager.default.currentDirectoryPath
+    }()
+}
+
+/// Polls `condition` until it holds or `timeout` passes; for state that settles
+/// asynchronously (a connection closing after its client left). Returns the last result.
+public func eventually(
+    timeout: Duration = .seconds(3), _ condition: () throws -> Bool
+) async rethrows -> Bool {
+    let deadline = ContinuousClock.now + timeout
+    while ContinuousClock.now < deadline {
+        if try condition() { return true }
+        try? await Task.sleep(for: .milliseconds(10))
+    }
+    return try condition()
+}
