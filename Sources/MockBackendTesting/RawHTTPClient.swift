@@ -85,6 +85,12 @@ public final class RawHTTPClient {
         }
     }
 
+    /// Sends one GET with `headers` (CRLF-terminated lines) and reads its response.
+    public func get(_ path: String, headers: String = "") throws -> RawResponse {
+        try send("GET \(path) HTTP/1.1\r\nHost: 127.0.0.1\r\n\(headers)\r\n")
+        return try readResponse()
+    }
+
     /// Half-closes: the server sees EOF, this side can still read.
     public func shutdownWrite() {
         _ = shutdown(fileDescriptor, Int32(SHUT_WR_VALUE))

@@ -107,7 +107,8 @@ extension HTTPConnection {
         shuttingDown = true
         pending.removeAll()
         guard let flight = current else {
-            if lifecycle == .open { close(reason: .serverStopping) }
+            // FIN first, then drain: closing with unread input would send RST.
+            closeAfterWrites()
             return
         }
         current?.keepAlive = false

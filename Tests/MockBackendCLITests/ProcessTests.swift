@@ -1,0 +1,163 @@
+import Foundation
+import MockBackendTesting
+import Testing
+
+@testable import MockBackendCLI
+
+/// Runs the built `mockbackend` binary as a child process.
+final class ServerProcess: @unchecked Sendable {
+    let process = Process()
+    private let output = Pipe()
+    private let lines = LockedLines()
+
+    /// The executable next to the test bundle in the build folder.
+    static var executable: URL {
+        let testBinary = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath()
+        var directory = testBinary.deletingLastPathComponent()
+        while directory.path != "/" {
+            let candidate = directory.appendingPathComponent("mockbackend")
+            if FileManager.default.isExecutableFile(atPath: candidate.path) { return candidate }
+            directory.deleteLastPathComponent()
+        }
+        return URL(fileURLWithPath: PackageRoot.path + "/.build/debug/mockbackend")
+    }
+
+    init(_ arguments: [String], environment: [String: String] = [:]) throws {
+        process.executableURL = Self.executable
+        process.arguments = arguments
+        process.currentDirectoryURL = URL(fileURLWithPath: PackageRoot.path)
+        var env = ProcessInfo.processInfo.environment.filter { !$0.key.hasPrefix("MOCKBACKEND_") }
+        env.merge(environment) { $1 }
+        process.environment = env
+        process.standardOutput = output
+        process.standardError = output
+        let lines = lines
+        output.fileHandleForReading.readabilityHandler = { handle in
+            let data = handle.availableData
+            if !data.isEmpty { lines.append(String(decoding: data, as: UTF8.self)) }
+        }
+        try process.run()
+    }
+
+    deinit {
+        if process.isRunning { process.terminate() }
+        output.fileHandleForReading.readabilityHandler = nil
+    }
+
+    var text: String { lines.text }
+
+    /// Waits for the startup line and returns the port it names.
+    func waitForListening(timeout: Duration = .seconds(10)) async throws -> Int {
+        let deadline = ContinuousClock.now + timeout
+        while ContinuousClock.now < deadline {
+            if let range = text.range(of: #"mockbackend listening on http://127\.0\.0\.1:(\d+)"#, options: .regularExpression) {
+                return Int(text[range].split(separator: ":").last!)!
+            }
+            guard process.isRunning else { break }
+            try await Task.sleep(for: .milliseconds(10))
+        }
+        throw RawClientError.timedOut
+    }
+
+    /// Waits for exit and returns the status, or nil if it is still running at the deadline.
+    func waitForExit(timeout: Duration) async -> Int32? {
+        let deadline = ContinuousClock.now + timeout
+        while process.isRunning, ContinuousClock.now < deadline {
+            try? await Task.sleep(for: .milliseconds(10))
+        }
+        return process.isRunning ? nil : process.terminationStatus
+    }
+}
+
+final class LockedLines: @unchecked Sendable {
+    private let lock = NSLock()
+    private var buffer = ""
+    func append(_ text: String) { lock.withLock { buffer += text } }
+    var text: String { lock.withLock { buffer } }
+}
+
+@Suite("The mockbackend process", .serialized)
+struct ProcessTests {
+    @Test func printsTheStartupBlockEndingInTheListeningLine() async throws {
+        let server = try ServerProcess(["--port", "0"])
+        let port = try await server.waitForListening()
+        #expect(port > 0)
+        let banner = server.text
+        #expect(banner.contains("dashboard  http://127.0.0.1:\(port)/"))
+        #expect(banner.contains("admin      http://127.0.0.1:\(port)/__admin/health"))
+        #expect(try RawHTTPClient(port: port).get("/health").status == 200)
+        server.process.interrupt()
+        #expect(await server.waitForExit(timeout: .seconds(2)) == 0)
+    }
+
+    @Test func readsOptionsFromTheEnvironment() async throws {
+        let server = try ServerProcess([], environment: ["MOCKBACKEND_PORT": "0", "MOCKBACKEND_LOG_FORMAT": "json"])
+        let port = try await server.waitForListening()
+        #expect(try RawHTTPClient(port: port).get("/health").status == 200)
+        #expect(await eventually { server.text.contains(#""message":"GET \/health 200""#) || server.text.contains(#""message":"GET /health 200""#) })
+        let logLine = try #require(server.text.split(separator: "\n").first { $0.hasPrefix("{") })
+        let object = try JSONSerialization.jsonObject(with: Data(logLine.utf8)) as? [String: String]
+        #expect(object?["level"] == "info")
+        server.process.terminate()
+        #expect(await server.waitForExit(timeout: .seconds(2)) == 0)
+    }
+
+    @Test("bad flags exit 64 with a message, not a trace", arguments: [
+        ["--port", "notanumber"], ["--port", "70000"], ["--log-format", "xml"], ["--max-connections", "0"],
+        ["--no-such-flag"], ["--log-level", "loud"],
+    ])
+    func badFlagsExit64(_ arguments: [String]) async throws {
+        let server = try ServerProcess(arguments)
+        #expect(await server.waitForExit(timeout: .seconds(5)) == 64)
+        #expect(server.text.contains("Error:"))
+        #expect(!server.text.contains("Fatal error"))
+        #expect(!server.text.contains("Stack dump"))
+    }
+
+    @Test func badEnvironmentValueExits64() async throws {
+        let server = try ServerProcess([], environment: ["MOCKBACKEND_PORT": "eighty"])
+        #expect(await server.waitForExit(timeout: .seconds(5)) == 64)
+        #expect(server.text.contains("--port"))
+    }
+
+    @Test func portInUseIsAClearError() async throws {
+        let first = try ServerProcess(["--port", "0"])
+        let port = try await first.waitForListening()
+        let second = try ServerProcess(["--port", "\(port)"])
+        #expect(await second.waitForExit(timeout: .seconds(5)) == 64)
+        #expect(second.text.contains("cannot listen on 127.0.0.1:\(port)"))
+        first.process.terminate()
+        _ = await first.waitForExit(timeout: .seconds(2))
+    }
+
+    @Test func sigtermFinishesWithinTwoSecondsWithClientsConnected() async throws {
+        let server = try ServerProcess(["--port", "0"])
+        let port = try await server.waitForListening()
+        let idle = try RawHTTPClient(port: port)
+        #expect(try idle.get("/health").status == 200)
+        let partial = try RawHTTPClient(port: port)
+        try partial.send("GET /hea")
+        try await Task.sleep(for: .milliseconds(50))
+        let start = ContinuousClock.now
+        server.process.terminate()
+        #expect(await server.waitForExit(timeout: .seconds(2)) == 0)
+        #expect(ContinuousClock.now - start < .seconds(2))
+        #expect(idle.waitForClose(timeout: .seconds(1)) != .stillOpen)
+    }
+
+    /// Every option that takes a value can also come from `MOCKBACKEND_<NAME>`.
+    @Test func everyOptionHasAnEnvironmentVariable() {
+        let help = MockBackendCommand.helpMessage(columns: 200)
+        let options = help.matches(of: /--([a-z][a-z-]+) <[a-z-]+>/).map { String($0.output.1) }
+        #expect(!options.isEmpty)
+        #expect(Set(options) == Set(EnvironmentOptions.valueOptions))
+    }
+
+    @Test func environmentValuesGoFirstSoFlagsWin() {
+        let merged = EnvironmentOptions.merge(["--port", "9"], environment: ["MOCKBACKEND_PORT": "8", "MOCKBACKEND_MAX_CONNECTIONS": "3"])
+        #expect(merged == ["--port", "8", "--max-connections", "3", "--port", "9"])
+        let command = try? MockBackendCommand.parse(merged)
+        #expect(command?.port == 9)
+        #expect(command?.maxConnections == 3)
+    }
+}

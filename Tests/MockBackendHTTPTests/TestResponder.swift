@@ -1,0 +1,59 @@
+import Foundation
+import Logging
+import MockBackendHTTP
+import MockBackendTesting
+
+/// Streams opened through `GET /stream`, so a test can write to them and see them end.
+final class StreamRegistry: Sendable {
+    let writers = LockedValue<[ResponseBodyWriter]>([])
+    let endReasons = LockedValue<[StreamEndReason]>([])
+
+    func add(_ writer: ResponseBodyWriter) {
+        writers.withLock { $0.append(writer) }
+        writer.onClose { [endReasons] reason in endReasons.withLock { $0.append(reason) } }
+    }
+
+    var last: ResponseBodyWriter? { writers.current.last }
+}
+
+/// Routes for exercising the HTTP core.
+enum TestRoutes {
+    static func responder(streams: StreamRegistry = StreamRegistry(), middleware: [any HTTPMiddleware] = [])
+        -> RoutingResponder
+    {
+        var router = Router()
+        router.get("/hello") { _ in .text("hello") }
+        router.post("/echo") { request in
+            HTTPResponse(
+                status: 200, headers: ["Content-Type": request.headers["Content-Type"] ?? "application/octet-stream"],
+                body: .bytes(request.body))
+        }
+        router.get("/items/{id}") { request in .text("item \(request.pathParameters["id"] ?? "")") }
+        router.get("/no-content") { _ in HTTPResponse(status: 204) }
+        router.get("/fail") { _ in throw CocoaError(.fileNoSuchFile) }
+        router.get("/stream") { _ in
+            .stream(headers: ["Content-Type": "text/plain"]) { writer in
+                streams.add(writer)
+                writer.write("open\n")
+            }
+        }
+        router.get("/flood") { request in
+            // Writes `kib` KiB at once, as a broadcaster would: more than the kernel's
+            // socket buffers and the unsent-bytes bound together.
+            let kib = request.queryValue("kib").flatMap { Int($0) } ?? 32 * 1024
+            return .stream(headers: ["Content-Type": "text/plain"]) { writer in
+                streams.add(writer)
+                let line = Array(repeating: UInt8(ascii: "x"), count: 1023) + [10]
+                for _ in 0..<kib { writer.write(line) }
+            }
+        }
+        return RoutingResponder(router: router, middleware: middleware, logger: Logger(label: "test"))
+    }
+}
+
+extension RawHTTPClient {
+    /// Connects to a bare test server.
+    convenience init(_ server: HTTPServer) throws {
+        try self.init(port: server.port ?? 0)
+    }
+}

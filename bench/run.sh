@@ -1,0 +1,239 @@
+#!/usr/bin/env bash
+# Throughput benchmark: GET /health with keep-alive, mockbackend vs a Hummingbird peer.
+#
+#   bash bench/run.sh
+#
+# Environment (all optional):
+#   RUNS=5          measured wrk runs per server (alternated run by run)
+#   DURATION=10s    length of each measured wrk run
+#   CONNECTIONS=50  wrk connections (one wrk thread)
+#   WARMUP=3s       one unmeasured wrk run per server before the measured ones
+#   STARTS=9        mockbackend starts for the startup-time median
+#   SERVER_CPU=0    CPU the servers are pinned to
+#   CLIENT_CPU=1    CPU wrk (and the startup poller) is pinned to
+#   SKIP_BUILD=1    use the existing release binaries
+#
+# Writes bench/results/latest.md (markdown summary) and bench/results/raw/ (every wrk
+# output); prints the same summary. Uses only 127.0.0.1; stops everything it started.
+set -euo pipefail
+
+ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+BENCH="$ROOT/bench"
+PEER_DIR="$BENCH/peers/hummingbird-peer"
+RESULTS="$BENCH/results"
+RAW="$RESULTS/raw"
+
+RUNS="${RUNS:-5}"
+DURATION="${DURATION:-10s}"
+CONNECTIONS="${CONNECTIONS:-50}"
+WARMUP="${WARMUP:-3s}"
+STARTS="${STARTS:-9}"
+SERVER_CPU="${SERVER_CPU:-0}"
+CLIENT_CPU="${CLIENT_CPU:-1}"
+SKIP_BUILD="${SKIP_BUILD:-0}"
+
+log() { printf '[bench] %s\n' "$*" >&2; }
+die() { printf '[bench] error: %s\n' "$*" >&2; exit 1; }
+
+# --- cleanup: every process this script starts is recorded here -----------------------
+PIDS=()
+cleanup() {
+    local pid
+    for pid in "${PIDS[@]}"; do
+        kill -TERM "$pid" 2>/dev/null || true
+    done
+    for pid in "${PIDS[@]}"; do
+        for _ in $(seq 1 30); do
+            kill -0 "$pid" 2>/dev/null || break
+            sleep 0.1
+        done
+        kill -KILL "$pid" 2>/dev/null || true
+        wait "$pid" 2>/dev/null || true
+    done
+    PIDS=()
+}
+trap cleanup EXIT
+trap 'exit 130' INT
+trap 'exit 143' TERM
+
+# --- tools -----------------------------------------------------------------------------
+as_root() { if [ "$(id -u)" -eq 0 ]; then "$@"; else sudo "$@"; fi; }
+if ! command -v wrk >/dev/null 2>&1; then
+    log "installing wrk"
+    as_root apt-get update
+    as_root env DEBIAN_FRONTEND=noninteractive apt-get install -y wrk
+fi
+for tool in wrk taskset curl python3 swift awk; do
+    command -v "$tool" >/dev/null 2>&1 || die "$tool is required"
+done
+NCPU="$(nproc --all)"
+[ "$SERVER_CPU" -lt "$NCPU" ] && [ "$CLIENT_CPU" -lt "$NCPU" ] || die "need CPUs $SERVER_CPU and $CLIENT_CPU"
+
+# --- build -----------------------------------------------------------------------------
+if [ "$SKIP_BUILD" != 1 ]; then
+    log "building mockbackend (release)"
+    (cd "$ROOT" && swift build -c release --product mockbackend) >&2
+    log "building the Hummingbird peer (release; the first build takes several minutes)"
+    (cd "$ROOT" && swift build -c release --package-path "$PEER_DIR") >&2
+fi
+MB_BIN="$(cd "$ROOT" && swift build -c release --show-bin-path)/mockbackend"
+HB_BIN="$(cd "$ROOT" && swift build -c release --package-path "$PEER_DIR" --show-bin-path)/HummingbirdPeer"
+[ -x "$MB_BIN" ] || die "missing $MB_BIN"
+[ -x "$HB_BIN" ] || die "missing $HB_BIN"
+
+rm -rf "$RAW"
+mkdir -p "$RAW"
+
+if pgrep -f swift-build >/dev/null 2>&1; then
+    log "warning: a swift-build is running on this machine; numbers will be noisy"
+fi
+
+# --- helpers ---------------------------------------------------------------------------
+rss_kib() { awk '/^VmRSS:/ { print $2 }' "/proc/$1/status"; }
+mib() { awk -v k="$1" 'BEGIN { printf "%.1f", k / 1024 }'; }
+median() { tr ' ' '\n' | awk 'NF' | sort -g | awk '{ v[NR] = $1 } END {
+    if (NR == 0) { print "nan"; exit }
+    if (NR % 2) print v[(NR + 1) / 2]; else print (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
+
+# start_server NAME LOGFILE CMD...: starts CMD pinned to SERVER_CPU, waits for its
+# "... listening on http://127.0.0.1:PORT" line, then polls /health until 200.
+# Sets SERVER_PID and SERVER_PORT.
+start_server() {
+    local name="$1" logfile="$2"
+    shift 2
+    taskset -c "$SERVER_CPU" "$@" >"$logfile" 2>&1 &
+    SERVER_PID=$!
+    PIDS+=("$SERVER_PID")
+    SERVER_PORT=""
+    local line
+    for _ in $(seq 1 300); do
+        kill -0 "$SERVER_PID" 2>/dev/null || { cat "$logfile" >&2; die "$name exited during start"; }
+        line="$(grep -E 'listening on http://127\.0\.0\.1:[0-9]+' "$logfile" | tail -n 1 || true)"
+        if [ -n "$line" ]; then
+            SERVER_PORT="${line##*:}"
+            SERVER_PORT="${SERVER_PORT//[^0-9]/}"
+            break
+        fi
+        sleep 0.05
+    done
+    [ -n "$SERVER_PORT" ] || die "$name printed no listening line"
+    for _ in $(seq 1 200); do
+        if [ "$(curl -s -o /dev/null -w '%{http_code}' "http://127.0.0.1:$SERVER_PORT/health")" = 200 ]; then
+            return 0
+        fi
+        sleep 0.05
+    done
+    die "$name did not answer 200 on /health"
+}
+
+# --- startup time (mockbackend) --------------------------------------------------------
+log "startup time: $STARTS starts of mockbackend"
+(cd "$ROOT" && taskset -c "$CLIENT_CPU" python3 "$BENCH/lib/startup.py" "$STARTS" "$SERVER_CPU" -- \
+    "$MB_BIN" --log-level warning) | tee "$RAW/startup.txt" >&2
+STARTUP_MS="$(awk '$1 == "MEDIAN" { print $2 }' "$RAW/startup.txt")"
+STARTUP_MIN="$(awk '$1 == "MIN" { print $2 }' "$RAW/startup.txt")"
+STARTUP_MAX="$(awk '$1 == "MAX" { print $2 }' "$RAW/startup.txt")"
+
+# --- servers ---------------------------------------------------------------------------
+cd "$ROOT"  # mockbackend reads Public/ and openapi/ relative to the working directory
+start_server mockbackend "$RAW/mockbackend.log" "$MB_BIN" --port 0 --log-level warning
+MB_PID=$SERVER_PID
+MB_PORT=$SERVER_PORT
+start_server hummingbird "$RAW/hummingbird.log" "$HB_BIN" 0
+HB_PID=$SERVER_PID
+HB_PORT=$SERVER_PORT
+log "mockbackend pid $MB_PID port $MB_PORT; hummingbird pid $HB_PID port $HB_PORT"
+
+for target in "mockbackend:$MB_PORT" "hummingbird:$HB_PORT"; do
+    curl -s -i "http://127.0.0.1:${target#*:}/health" >"$RAW/${target%%:*}-response.txt"
+done
+MB_RESP_BYTES="$(curl -s -o /dev/null -w '%{size_header}+%{size_download}' "http://127.0.0.1:$MB_PORT/health")"
+HB_RESP_BYTES="$(curl -s -o /dev/null -w '%{size_header}+%{size_download}' "http://127.0.0.1:$HB_PORT/health")"
+
+sleep 0.5
+MB_RSS_IDLE="$(rss_kib "$MB_PID")"
+HB_RSS_IDLE="$(rss_kib "$HB_PID")"
+
+run_wrk() { # NAME PORT DURATION OUTFILE
+    taskset -c "$CLIENT_CPU" wrk -t1 -c"$CONNECTIONS" -d"$3" --latency \
+        -s "$BENCH/lib/report.lua" "http://127.0.0.1:$2/health" >"$4" 2>&1 \
+        || { cat "$4" >&2; die "wrk against $1 failed"; }
+    grep -q '^BENCH ' "$4" || { cat "$4" >&2; die "wrk printed no summary for $1"; }
+}
+field() { sed -n 's/.* '"$2"'=\([0-9.]*\).*/\1/p' "$1"; }
+
+log "warm-up: $WARMUP per server"
+run_wrk mockbackend "$MB_PORT" "$WARMUP" "$RAW/warmup-mockbackend.txt"
+run_wrk hummingbird "$HB_PORT" "$WARMUP" "$RAW/warmup-hummingbird.txt"
+MB_RSS_WARM="$(rss_kib "$MB_PID")"
+
+MB_RPS=() HB_RPS=() MB_P99=() HB_P99=() MB_RSS_RUN=()
+ERRORS=0
+for run in $(seq 1 "$RUNS"); do
+    # Alternate which server goes first so drift over the session hits both.
+    if [ $((run % 2)) -eq 1 ]; then order="mockbackend hummingbird"; else order="hummingbird mockbackend"; fi
+    for name in $order; do
+        if [ "$name" = mockbackend ]; then port=$MB_PORT; else port=$HB_PORT; fi
+        out="$RAW/run$run-$name.txt"
+        run_wrk "$name" "$port" "$DURATION" "$out"
+        rps="$(field "$out" rps)"
+        p99="$(awk -v us="$(field "$out" p99_us)" 'BEGIN { printf "%.3f", us / 1000 }')"
+        errs="$(sed -n 's/.*err_connect=\([0-9]*\) err_read=\([0-9]*\) err_write=\([0-9]*\) err_status=\([0-9]*\) err_timeout=\([0-9]*\).*/\1 \2 \3 \4 \5/p' "$out" | awk '{ print $1 + $2 + $3 + $4 + $5 }')"
+        [ "$errs" -eq 0 ] || { ERRORS=$((ERRORS + errs)); log "warning: $errs errors against $name in run $run"; }
+        if [ "$name" = mockbackend ]; then
+            MB_RPS+=("$rps"); MB_P99+=("$p99"); MB_RSS_RUN+=("$(rss_kib "$MB_PID")")
+        else
+            HB_RPS+=("$rps"); HB_P99+=("$p99")
+        fi
+        log "run $run/$RUNS $name: $rps req/s, p99 $p99 ms"
+    done
+done
+
+sleep 1
+MB_RSS_AFTER="$(rss_kib "$MB_PID")"
+HB_RSS_AFTER="$(rss_kib "$HB_PID")"
+MB_RSS_FIRST_RUN="${MB_RSS_RUN[0]}"
+
+MB_RPS_MED="$(echo "${MB_RPS[*]}" | median)"
+HB_RPS_MED="$(echo "${HB_RPS[*]}" | median)"
+MB_P99_MED="$(echo "${MB_P99[*]}" | median)"
+HB_P99_MED="$(echo "${HB_P99[*]}" | median)"
+RATIO="$(awk -v a="$MB_RPS_MED" -v b="$HB_RPS_MED" 'BEGIN { printf "%.2f", a / b }')"
+P99_RATIO="$(awk -v a="$MB_P99_MED" -v b="$HB_P99_MED" 'BEGIN { printf "%.2f", a / b }')"
+
+verdict() { if [ "$1" = 1 ]; then echo met; else echo MISSED; fi; }
+T_RATIO="$(awk -v r="$RATIO" 'BEGIN { print (r >= 1.5) ? 1 : 0 }')"
+T_P99="$(awk -v a="$MB_P99_MED" -v b="$HB_P99_MED" 'BEGIN { print (a <= b) ? 1 : 0 }')"
+T_START="$(awk -v s="$STARTUP_MS" 'BEGIN { print (s < 20) ? 1 : 0 }')"
+T_RSS="$(awk -v k="$MB_RSS_IDLE" 'BEGIN { print (k < 15 * 1024) ? 1 : 0 }')"
+# "No growth": RSS after the last load run within 1 MiB of RSS after the first one.
+T_GROWTH="$(awk -v a="$MB_RSS_AFTER" -v f="$MB_RSS_FIRST_RUN" 'BEGIN { print (a - f <= 1024) ? 1 : 0 }')"
+
+fmt() { printf '%.0f' "$1"; }
+SUMMARY="$(cat <<EOF
+## GET /health, keep-alive — $(date -u '+%Y-%m-%d %H:%M UTC')
+
+Machine: $(nproc --all) CPUs, $(uname -m), load average at end $(cut -d' ' -f1-3 /proc/loadavg).
+Servers pinned to CPU $SERVER_CPU, \`wrk -t1 -c$CONNECTIONS -d$DURATION --latency\` pinned to CPU $CLIENT_CPU;
+$RUNS measured runs per server, alternated run by run, after a $WARMUP warm-up each; medians shown.
+Response size (head+body bytes): mockbackend $MB_RESP_BYTES, hummingbird $HB_RESP_BYTES.
+
+| server | requests/s (median) | p99 ms (median) | requests/s per run | p99 ms per run |
+|---|---:|---:|---|---|
+| mockbackend | $(fmt "$MB_RPS_MED") | $MB_P99_MED | $(for v in "${MB_RPS[@]}"; do printf '%s ' "$(fmt "$v")"; done) | ${MB_P99[*]} |
+| hummingbird 2.28.1 | $(fmt "$HB_RPS_MED") | $HB_P99_MED | $(for v in "${HB_RPS[@]}"; do printf '%s ' "$(fmt "$v")"; done) | ${HB_P99[*]} |
+
+- requests/s ratio mockbackend / hummingbird: **$RATIO** (target ≥ 1.5: $(verdict "$T_RATIO"))
+- p99 mockbackend / hummingbird: **$P99_RATIO** ($MB_P99_MED ms vs $HB_P99_MED ms; target ≤ 1: $(verdict "$T_P99"))
+- mockbackend startup to first 200 on /health: **$STARTUP_MS ms** median of $STARTS (min $STARTUP_MIN, max $STARTUP_MAX; target < 20 ms: $(verdict "$T_START"))
+- mockbackend RSS idle after start: **$(mib "$MB_RSS_IDLE") MiB** (target < 15 MiB: $(verdict "$T_RSS"))
+- mockbackend RSS after warm-up $(mib "$MB_RSS_WARM") MiB, after run 1 $(mib "$MB_RSS_FIRST_RUN") MiB, after all $RUNS runs **$(mib "$MB_RSS_AFTER") MiB** (no growth run 1 → last, ±1 MiB: $(verdict "$T_GROWTH"))
+- per-run RSS (MiB): $(for v in "${MB_RSS_RUN[@]}"; do printf '%s ' "$(mib "$v")"; done)
+- hummingbird RSS idle $(mib "$HB_RSS_IDLE") MiB, after load $(mib "$HB_RSS_AFTER") MiB
+- wrk socket errors / non-2xx over all measured runs: $ERRORS
+EOF
+)"
+
+printf '%s\n' "$SUMMARY" >"$RESULTS/latest.md"
+printf '\n%s\n\n' "$SUMMARY"
+log "written $RESULTS/latest.md (raw wrk output in $RAW)"
