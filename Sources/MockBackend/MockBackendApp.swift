@@ -18,7 +18,9 @@ public final class MockBackendApp: Sendable {
         self.router = router
         let staticFiles = StaticFileHandler(directory: configuration.publicDirectory)
         if staticFiles == nil {
-            logger.warning("public directory not found; static files are off", metadata: ["path": "\(configuration.publicDirectory)"])
+            logger.warning(
+                "public directory not found; static files are off",
+                metadata: ["path": "\(configuration.publicDirectory)"])
         }
         var fallback: (@Sendable (HTTPRequest) throws -> HTTPResponse?)?
         if let staticFiles {

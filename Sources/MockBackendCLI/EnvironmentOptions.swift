@@ -5,7 +5,9 @@
 /// command line wins over the environment.
 enum EnvironmentOptions {
     /// Every option that takes a value, by its long name.
-    static let valueOptions = ["host", "port", "public-dir", "openapi-file", "log-level", "log-format", "max-connections"]
+    static let valueOptions = [
+        "host", "port", "public-dir", "openapi-file", "log-level", "log-format", "max-connections",
+    ]
 
     /// The variable that sets `option`.
     static func variableName(for option: String) -> String {

@@ -46,7 +46,7 @@ public final class RawHTTPClient {
     private var isClosed = false
 
     public init(port: Int, host: String = "127.0.0.1") throws {
-        let fd = socket(AF_INET, Int32(SOCK_STREAM_VALUE), 0)
+        let fd = socket(AF_INET, Int32(streamSocketType), 0)
         guard fd >= 0 else { throw RawClientError.connectFailed(errno) }
         var address = sockaddr_in()
         address.sin_family = sa_family_t(AF_INET)
@@ -93,7 +93,7 @@ public final class RawHTTPClient {
 
     /// Half-closes: the server sees EOF, this side can still read.
     public func shutdownWrite() {
-        _ = shutdown(fileDescriptor, Int32(SHUT_WR_VALUE))
+        _ = shutdown(fileDescriptor, Int32(shutdownWriteHow))
     }
 
     public func close() {
@@ -107,7 +107,8 @@ public final class RawHTTPClient {
     @discardableResult
     public func receive(timeout: Duration) throws -> Int {
         var poller = pollfd(fd: fileDescriptor, events: Int16(POLLIN), revents: 0)
-        let milliseconds = Int32(timeout.components.seconds * 1000 + timeout.components.attoseconds / 1_000_000_000_000_000)
+        let milliseconds = Int32(
+            timeout.components.seconds * 1000 + timeout.components.attoseconds / 1_000_000_000_000_000)
         let ready = poll(&poller, 1, max(0, milliseconds))
         guard ready > 0 else { throw RawClientError.timedOut }
         var chunk = [UInt8](repeating: 0, count: 64 * 1024)
@@ -228,15 +229,15 @@ public final class RawHTTPClient {
 }
 
 #if canImport(Glibc)
-private let SOCK_STREAM_VALUE = Int32(SOCK_STREAM.rawValue)
-private let SHUT_WR_VALUE = Int32(SHUT_WR)
+private let streamSocketType = Int32(SOCK_STREAM.rawValue)
+private let shutdownWriteHow = Int32(SHUT_WR)
 private func closeSocket(_ fd: Int32) -> Int32 { Glibc.close(fd) }
 private func sendNoSignal(_ fd: Int32, _ pointer: UnsafeRawPointer, _ count: Int) -> Int {
     Glibc.send(fd, pointer, count, Int32(MSG_NOSIGNAL))
 }
 #elseif canImport(Darwin)
-private let SOCK_STREAM_VALUE = SOCK_STREAM
-private let SHUT_WR_VALUE = SHUT_WR
+private let streamSocketType = SOCK_STREAM
+private let shutdownWriteHow = SHUT_WR
 private func closeSocket(_ fd: Int32) -> Int32 { Darwin.close(fd) }
 private func sendNoSignal(_ fd: Int32, _ pointer: UnsafeRawPointer, _ count: Int) -> Int {
     var one: Int32 = 1

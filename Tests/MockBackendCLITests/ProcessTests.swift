@@ -50,7 +50,9 @@ final class ServerProcess: @unchecked Sendable {
     func waitForListening(timeout: Duration = .seconds(10)) async throws -> Int {
         let deadline = ContinuousClock.now + timeout
         while ContinuousClock.now < deadline {
-            if let range = text.range(of: #"mockbackend listening on http://127\.0\.0\.1:(\d+)"#, options: .regularExpression) {
+            if let range = text.range(
+                of: #"mockbackend listening on http://127\.0\.0\.1:(\d+)"#, options: .regularExpression)
+            {
                 return Int(text[range].split(separator: ":").last!)!
             }
             guard process.isRunning else { break }
@@ -94,7 +96,11 @@ struct ProcessTests {
         let server = try ServerProcess([], environment: ["MOCKBACKEND_PORT": "0", "MOCKBACKEND_LOG_FORMAT": "json"])
         let port = try await server.waitForListening()
         #expect(try RawHTTPClient(port: port).get("/health").status == 200)
-        #expect(await eventually { server.text.contains(#""message":"GET \/health 200""#) || server.text.contains(#""message":"GET /health 200""#) })
+        #expect(
+            await eventually {
+                server.text.contains(#""message":"GET \/health 200""#)
+                    || server.text.contains(#""message":"GET /health 200""#)
+            })
         let logLine = try #require(server.text.split(separator: "\n").first { $0.hasPrefix("{") })
         let object = try JSONSerialization.jsonObject(with: Data(logLine.utf8)) as? [String: String]
         #expect(object?["level"] == "info")
@@ -102,10 +108,12 @@ struct ProcessTests {
         #expect(await server.waitForExit(timeout: .seconds(2)) == 0)
     }
 
-    @Test("bad flags exit 64 with a message, not a trace", arguments: [
-        ["--port", "notanumber"], ["--port", "70000"], ["--log-format", "xml"], ["--max-connections", "0"],
-        ["--no-such-flag"], ["--log-level", "loud"],
-    ])
+    @Test(
+        "bad flags exit 64 with a message, not a trace",
+        arguments: [
+            ["--port", "notanumber"], ["--port", "70000"], ["--log-format", "xml"], ["--max-connections", "0"],
+            ["--no-such-flag"], ["--log-level", "loud"],
+        ])
     func badFlagsExit64(_ arguments: [String]) async throws {
         let server = try ServerProcess(arguments)
         #expect(await server.waitForExit(timeout: .seconds(5)) == 64)
@@ -154,7 +162,8 @@ struct ProcessTests {
     }
 
     @Test func environmentValuesGoFirstSoFlagsWin() {
-        let merged = EnvironmentOptions.merge(["--port", "9"], environment: ["MOCKBACKEND_PORT": "8", "MOCKBACKEND_MAX_CONNECTIONS": "3"])
+        let merged = EnvironmentOptions.merge(
+            ["--port", "9"], environment: ["MOCKBACKEND_PORT": "8", "MOCKBACKEND_MAX_CONNECTIONS": "3"])
         #expect(merged == ["--port", "8", "--max-connections", "3", "--port", "9"])
         let command = try? MockBackendCommand.parse(merged)
         #expect(command?.port == 9)

@@ -7,13 +7,22 @@ struct BadInputTests {
     static let cases: [(name: String, bytes: String, status: Int)] = [
         ("malformed request line", "GET/HTTP/1.1\r\nHost: t\r\n\r\n", 400),
         ("malformed header", "GET /hello HTTP/1.1\r\nHost: t\r\nno-colon\r\n\r\n", 400),
-        ("CL and TE", "POST /echo HTTP/1.1\r\nHost: t\r\nContent-Length: 5\r\nTransfer-Encoding: chunked\r\n\r\n0\r\n\r\n", 400),
-        ("two Content-Lengths", "POST /echo HTTP/1.1\r\nHost: t\r\nContent-Length: 5\r\nContent-Length: 6\r\n\r\nhello!", 400),
+        (
+            "CL and TE",
+            "POST /echo HTTP/1.1\r\nHost: t\r\nContent-Length: 5\r\nTransfer-Encoding: chunked\r\n\r\n0\r\n\r\n", 400
+        ),
+        (
+            "two Content-Lengths",
+            "POST /echo HTTP/1.1\r\nHost: t\r\nContent-Length: 5\r\nContent-Length: 6\r\n\r\nhello!", 400
+        ),
         ("invalid chunk size", "POST /echo HTTP/1.1\r\nHost: t\r\nTransfer-Encoding: chunked\r\n\r\nxyz\r\n", 400),
         ("obs-fold", "GET /hello HTTP/1.1\r\nHost: t\r\nX-A: 1\r\n\tcontinued\r\n\r\n", 400),
         ("missing Host", "GET /hello HTTP/1.1\r\nAccept: */*\r\n\r\n", 400),
         ("target too long", "GET /" + String(repeating: "a", count: 9000) + " HTTP/1.1\r\nHost: t\r\n\r\n", 414),
-        ("headers too large", "GET /hello HTTP/1.1\r\nHost: t\r\nX-Big: " + String(repeating: "b", count: 17000) + "\r\n\r\n", 431),
+        (
+            "headers too large",
+            "GET /hello HTTP/1.1\r\nHost: t\r\nX-Big: " + String(repeating: "b", count: 17000) + "\r\n\r\n", 431
+        ),
         ("body too large", "POST /echo HTTP/1.1\r\nHost: t\r\nContent-Length: 99999999999\r\n\r\n", 413),
         ("unsupported version", "GET /hello HTTP/3.0\r\nHost: t\r\n\r\n", 505),
     ]

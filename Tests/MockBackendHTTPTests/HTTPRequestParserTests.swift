@@ -57,25 +57,28 @@ struct HTTPRequestParserTests {
     }
 
     @Test func parsesRequestLineHeadersAndQuery() throws {
-        let request = try #require(requests(events("GET /a/b?x=1&y=a%20b+c HTTP/1.1\r\nHost: h\r\nX-Key:  v  \r\n\r\n")).first)
+        let request = try #require(
+            requests(events("GET /a/b?x=1&y=a%20b+c HTTP/1.1\r\nHost: h\r\nX-Key:  v  \r\n\r\n")).first)
         #expect(request.method == "GET")
         #expect(request.path == "/a/b")
         #expect(request.query == "x=1&y=a%20b+c")
         #expect(request.queryValue("y") == "a b c")
-        #expect(request.version == .http1_1)
+        #expect(request.version == .http11)
         #expect(request.headers["x-key"] == "v")
         #expect(request.body.isEmpty)
     }
 
     @Test func pipelinedRequestsComeOutInOrder() {
-        let input = "GET /1 HTTP/1.1\r\nHost: h\r\n\r\nPOST /2 HTTP/1.1\r\nHost: h\r\nContent-Length: 3\r\n\r\nabcGET /3 HTTP/1.1\r\nHost: h\r\n\r\n"
+        let input =
+            "GET /1 HTTP/1.1\r\nHost: h\r\n\r\nPOST /2 HTTP/1.1\r\nHost: h\r\nContent-Length: 3\r\n\r\nabcGET /3 HTTP/1.1\r\nHost: h\r\n\r\n"
         let parsed = requests(events(input))
         #expect(parsed.map(\.path) == ["/1", "/2", "/3"])
         #expect(parsed[1].body == Array("abc".utf8))
     }
 
     @Test func decodesChunkedBodyAndDropsTrailers() throws {
-        let input = "POST /c HTTP/1.1\r\nHost: h\r\nTransfer-Encoding: chunked\r\n\r\n4\r\nWiki\r\n5;x=y\r\npedia\r\n0\r\nT: 1\r\n\r\n"
+        let input =
+            "POST /c HTTP/1.1\r\nHost: h\r\nTransfer-Encoding: chunked\r\n\r\n4\r\nWiki\r\n5;x=y\r\npedia\r\n0\r\nT: 1\r\n\r\n"
         let request = try #require(requests(events(input)).first)
         #expect(String(decoding: request.body, as: UTF8.self) == "Wikipedia")
     }
@@ -90,7 +93,8 @@ struct HTTPRequestParserTests {
     }
 
     @Test func absoluteFormTargetBecomesOriginForm() throws {
-        let request = try #require(requests(events("GET http://example.com/x?y=1 HTTP/1.1\r\nHost: example.com\r\n\r\n")).first)
+        let request = try #require(
+            requests(events("GET http://example.com/x?y=1 HTTP/1.1\r\nHost: example.com\r\n\r\n")).first)
         #expect(request.path == "/x")
         #expect(request.query == "y=1")
     }
@@ -100,7 +104,8 @@ struct HTTPRequestParserTests {
     }
 
     @Test func repeatedIdenticalContentLengthIsOneValue() throws {
-        let request = try #require(requests(events("POST / HTTP/1.1\r\nHost: h\r\nContent-Length: 2, 2\r\n\r\nok")).first)
+        let request = try #require(
+            requests(events("POST / HTTP/1.1\r\nHost: h\r\nContent-Length: 2, 2\r\n\r\nok")).first)
         #expect(request.body.count == 2)
     }
 
@@ -127,7 +132,10 @@ struct HTTPRequestParserTests {
                 "POST / HTTP/1.1\r\nHost: h\r\nContent-Length: 3\r\nTransfer-Encoding: chunked\r\n\r\n",
                 400, "CONFLICTING_FRAMING"
             ),
-            ("POST / HTTP/1.1\r\nHost: h\r\nContent-Length: 3\r\nContent-Length: 4\r\n\r\n", 400, "CONFLICTING_CONTENT_LENGTH"),
+            (
+                "POST / HTTP/1.1\r\nHost: h\r\nContent-Length: 3\r\nContent-Length: 4\r\n\r\n", 400,
+                "CONFLICTING_CONTENT_LENGTH"
+            ),
             ("POST / HTTP/1.1\r\nHost: h\r\nContent-Length: 3, 4\r\n\r\n", 400, "CONFLICTING_CONTENT_LENGTH"),
             ("POST / HTTP/1.1\r\nHost: h\r\nContent-Length: -1\r\n\r\n", 400, "INVALID_CONTENT_LENGTH"),
             ("POST / HTTP/1.1\r\nHost: h\r\nContent-Length: +5\r\n\r\n", 400, "INVALID_CONTENT_LENGTH"),
@@ -139,7 +147,10 @@ struct HTTPRequestParserTests {
                 400, "INVALID_CHUNK"
             ),
             ("POST / HTTP/1.1\r\nHost: h\r\nTransfer-Encoding: gzip\r\n\r\n", 400, "CHUNKED_NOT_FINAL"),
-            ("POST / HTTP/1.1\r\nHost: h\r\nTransfer-Encoding: gzip, chunked\r\n\r\n", 501, "UNSUPPORTED_TRANSFER_CODING"),
+            (
+                "POST / HTTP/1.1\r\nHost: h\r\nTransfer-Encoding: gzip, chunked\r\n\r\n", 501,
+                "UNSUPPORTED_TRANSFER_CODING"
+            ),
             ("POST / HTTP/1.0\r\nTransfer-Encoding: chunked\r\n\r\n", 400, "TRANSFER_ENCODING_IN_HTTP_1_0"),
         ])
     func refusesBadInput(_ input: String, status: Int, code: String) throws {
@@ -160,7 +171,9 @@ struct HTTPRequestParserTests {
         #expect(failure("GET /" + String(repeating: "a", count: 500), limits: limits)?.status == 414)
         let bigHeader = "GET / HTTP/1.1\r\nHost: h\r\nX: " + String(repeating: "v", count: 300) + "\r\n\r\n"
         #expect(failure(bigHeader, limits: limits)?.status == 431)
-        #expect(failure("GET / HTTP/1.1\r\nHost: h\r\nX: " + String(repeating: "v", count: 1000), limits: limits)?.status == 431)
+        #expect(
+            failure("GET / HTTP/1.1\r\nHost: h\r\nX: " + String(repeating: "v", count: 1000), limits: limits)?.status
+                == 431)
         let manyHeaders = "GET / HTTP/1.1\r\nHost: h\r\n" + (1...6).map { "X-\($0): v\r\n" }.joined() + "\r\n"
         #expect(failure(manyHeaders, limits: limits)?.status == 431)
         #expect(failure("POST / HTTP/1.1\r\nHost: h\r\nContent-Length: 11\r\n\r\n", limits: limits)?.status == 413)

@@ -41,7 +41,8 @@ struct RouterTests {
     }
 
     @Test func wildcardTakesTheRest() {
-        #expect(text(responder().respond(to: HTTPRequest(method: "GET", target: "/files/a/b/c"))) == "rest /files/a/b/c")
+        #expect(
+            text(responder().respond(to: HTTPRequest(method: "GET", target: "/files/a/b/c"))) == "rest /files/a/b/c")
     }
 
     @Test func unknownPathIs404ProblemJSON() {

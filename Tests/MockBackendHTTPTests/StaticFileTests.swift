@@ -25,7 +25,8 @@ private struct StaticFixture {
         try "SECRET".write(to: base.appendingPathComponent("outside/secret.txt"), atomically: true, encoding: .utf8)
         try "SECRET".write(to: base.appendingPathComponent("secret.txt"), atomically: true, encoding: .utf8)
         try files.createSymbolicLink(
-            atPath: root.appendingPathComponent("link-dir").path, withDestinationPath: base.appendingPathComponent("outside").path)
+            atPath: root.appendingPathComponent("link-dir").path,
+            withDestinationPath: base.appendingPathComponent("outside").path)
         try files.createSymbolicLink(
             atPath: root.appendingPathComponent("link-file.txt").path,
             withDestinationPath: base.appendingPathComponent("outside/secret.txt").path)

@@ -47,7 +47,8 @@ enum TestRoutes {
                 for _ in 0..<kib { writer.write(line) }
             }
         }
-        return RoutingResponder(router: router, middleware: middleware, logger: Logger(label: "test"))
+        return RoutingResponder(
+            router: router, middleware: middleware, logger: Logger(label: "test", factory: { _ in SwiftLogNoOpLogHandler() }))
     }
 }
 

@@ -1,7 +1,7 @@
 import Foundation
 import MockBackend
-import MockBackendTesting
 import MockBackendHTTP
+import MockBackendTesting
 import Testing
 
 @Suite("Health, OpenAPI document and dashboard")

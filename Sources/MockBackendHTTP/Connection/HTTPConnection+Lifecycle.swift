@@ -64,7 +64,8 @@ extension HTTPConnection {
             case .header: configuration.headerTimeout
             case .body: configuration.bodyTimeout
             case .idle: configuration.idleTimeout
-            case .linger: shuttingDown ? min(configuration.lingerTimeout, .milliseconds(200)) : configuration.lingerTimeout
+            case .linger:
+                shuttingDown ? min(configuration.lingerTimeout, .milliseconds(200)) : configuration.lingerTimeout
             }
         if let timeout {
             deadlineTimer.schedule(deadline: .now() + Self.dispatchInterval(timeout))

@@ -43,7 +43,7 @@ extension HTTPConnection {
     func start(_ response: HTTPResponse, to request: HTTPRequest, keepAlive requestedKeepAlive: Bool) {
         var keepAlive = requestedKeepAlive
         let isHead = request.method == "HEAD"
-        let version: HTTPVersion = request.version == .http1_0 ? .http1_0 : .http1_1
+        let version: HTTPVersion = request.version == .http10 ? .http10 : .http11
         var flight = ResponseInFlight(
             request: request, status: response.status, keepAlive: keepAlive, chunked: false,
             shaper: response.shaper, writer: nil, producing: false, startedAt: .now)
@@ -68,7 +68,7 @@ extension HTTPConnection {
             }
         case .stream(let produce):
             // HTTP/1.0 has no chunked coding: the body ends when the connection does.
-            let chunked = version == .http1_1
+            let chunked = version == .http11
             if !chunked { keepAlive = false }
             flight.keepAlive = keepAlive
             flight.chunked = chunked

@@ -17,7 +17,7 @@ public struct HTTPRequest: Sendable, Equatable {
     public var connectionID: UInt64 = 0
 
     public init(
-        method: String, target: String, version: HTTPVersion = .http1_1,
+        method: String, target: String, version: HTTPVersion = .http11,
         headers: HTTPHeaders = HTTPHeaders(), body: [UInt8] = []
     ) {
         self.method = method

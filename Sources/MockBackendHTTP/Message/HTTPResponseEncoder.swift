@@ -21,7 +21,7 @@ enum HTTPResponseEncoder {
     static func head(
         status: Int, headers: HTTPHeaders, version: HTTPVersion, framing: BodyFraming, keepAlive: Bool
     ) -> [UInt8] {
-        var text = version == .http1_0 ? "HTTP/1.0 " : "HTTP/1.1 "
+        var text = version == .http10 ? "HTTP/1.0 " : "HTTP/1.1 "
         text += "\(status) \(HTTPStatus.reasonPhrase(status))\r\nDate: \(HTTPDate.now())\r\nServer: mockbackend\r\n"
         for field in headers where !framingFields.contains(where: { HTTPHeaders.equalIgnoringCase($0, field.name) }) {
             text += "\(field.name): \(field.value)\r\n"
@@ -33,7 +33,7 @@ enum HTTPResponseEncoder {
         }
         if !keepAlive {
             text += "Connection: close\r\n"
-        } else if version == .http1_0 {
+        } else if version == .http10 {
             text += "Connection: keep-alive\r\n"
         }
         text += "\r\n"

@@ -8,8 +8,8 @@ public struct HTTPVersion: Sendable, Hashable, CustomStringConvertible {
         self.minor = minor
     }
 
-    public static let http1_0 = HTTPVersion(major: 1, minor: 0)
-    public static let http1_1 = HTTPVersion(major: 1, minor: 1)
+    public static let http10 = HTTPVersion(major: 1, minor: 0)
+    public static let http11 = HTTPVersion(major: 1, minor: 1)
 
     /// Whether persistent connections are the default (HTTP/1.1 and later 1.x, RFC 9112 §9.3).
     public var keepsAliveByDefault: Bool { major == 1 && minor >= 1 }

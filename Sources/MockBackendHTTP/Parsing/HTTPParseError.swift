@@ -44,7 +44,8 @@ public struct HTTPParseError: Error, Sendable, Equatable, CustomStringConvertibl
         status: 400, code: "CONFLICTING_CONTENT_LENGTH", detail: "Content-Length values differ (RFC 9112 §6.3).")
 
     static func invalidContentLength(_ value: String) -> HTTPParseError {
-        HTTPParseError(status: 400, code: "INVALID_CONTENT_LENGTH", detail: "Content-Length \"\(value)\" is not a number.")
+        HTTPParseError(
+            status: 400, code: "INVALID_CONTENT_LENGTH", detail: "Content-Length \"\(value)\" is not a number.")
     }
 
     static func invalidChunk(_ detail: String) -> HTTPParseError {
@@ -76,7 +77,8 @@ public struct HTTPParseError: Error, Sendable, Equatable, CustomStringConvertibl
     }
 
     static func payloadTooLarge(_ limit: Int) -> HTTPParseError {
-        HTTPParseError(status: 413, code: "PAYLOAD_TOO_LARGE", detail: "The request body is larger than \(limit) bytes.")
+        HTTPParseError(
+            status: 413, code: "PAYLOAD_TOO_LARGE", detail: "The request body is larger than \(limit) bytes.")
     }
 
     static func versionNotSupported(_ version: String) -> HTTPParseError {

@@ -38,7 +38,8 @@ extension HTTPRequestParser {
                     return .failure(.uriTooLong(limits.maxTargetLength))
                 }
                 if pendingBytes > requestLineLimit + limits.maxHeaderBytes {
-                    return .failure(.headersTooLarge("The header section is larger than \(limits.maxHeaderBytes) bytes."))
+                    return .failure(
+                        .headersTooLarge("The header section is larger than \(limits.maxHeaderBytes) bytes."))
                 }
             }
             return nil
@@ -122,7 +123,8 @@ extension HTTPRequestParser {
         case .success(let value): framing = value
         case .failure(let error): return .failure(error)
         }
-        let expectsContinue = headers["Expect"].map { HTTPHeaders.equalIgnoringCase($0.trimmingSpaces(), "100-continue") } ?? false
+        let expectsContinue =
+            headers["Expect"].map { HTTPHeaders.equalIgnoringCase($0.trimmingSpaces(), "100-continue") } ?? false
         switch framing {
         case .none, .length(0):
             return .complete(request)

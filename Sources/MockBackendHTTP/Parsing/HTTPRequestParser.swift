@@ -105,7 +105,8 @@ public struct HTTPRequestParser: Sendable {
             case .chunkSize:
                 guard let line = nextLine(from: &consumed, limit: limits.maxChunkLineLength) else {
                     if buffer.count - consumed > limits.maxChunkLineLength {
-                        return .failure(.invalidChunk("A chunk-size line is longer than \(limits.maxChunkLineLength) bytes."))
+                        return .failure(
+                            .invalidChunk("A chunk-size line is longer than \(limits.maxChunkLineLength) bytes."))
                     }
                     return nil
                 }

@@ -47,8 +47,10 @@ public struct RoutingResponder: HTTPResponder {
             }
             var response = ProblemDetails(
                 status: 405, code: "METHOD_NOT_ALLOWED",
-                detail: "\(request.method) is not allowed on \(request.path); allowed: \(allow.joined(separator: ", ")).")
-                .response
+                detail:
+                    "\(request.method) is not allowed on \(request.path); allowed: \(allow.joined(separator: ", "))."
+            )
+            .response
             response.headers.set("Allow", allow.joined(separator: ", "))
             return response
         case .notFound:

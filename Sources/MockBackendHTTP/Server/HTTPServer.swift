@@ -38,7 +38,8 @@ public final class HTTPServer: Sendable {
         let body = ProblemDetails(
             status: 503, code: "TOO_MANY_CONNECTIONS", detail: "The server's connection limit is reached.")
         guard case .bytes(let bytes) = body.response.body else { return [] }
-        let head = "HTTP/1.1 503 Service Unavailable\r\nContent-Type: \(MediaType.problemJSON)\r\n"
+        let head =
+            "HTTP/1.1 503 Service Unavailable\r\nContent-Type: \(MediaType.problemJSON)\r\n"
             + "Content-Length: \(bytes.count)\r\nRetry-After: 1\r\nConnection: close\r\n\r\n"
         return Array(head.utf8) + bytes
     }()

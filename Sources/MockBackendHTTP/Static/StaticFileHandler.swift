@@ -59,7 +59,8 @@ public struct StaticFileHandler: Sendable {
     static func safeSegments(_ rawPath: String) throws -> [String]? {
         let lowered = rawPath.lowercased()
         if lowered.contains("%2f") || lowered.contains("%5c") || lowered.contains("%00") {
-            throw ProblemDetails.badRequest("Encoded slashes, backslashes and NUL are not allowed in a path.", code: "BAD_PATH")
+            throw ProblemDetails.badRequest(
+                "Encoded slashes, backslashes and NUL are not allowed in a path.", code: "BAD_PATH")
         }
         guard let decoded = PercentDecoding.decode(rawPath) else {
             throw ProblemDetails.badRequest("The path is not valid percent-encoded UTF-8.", code: "BAD_PATH")
@@ -89,7 +90,8 @@ public struct StaticFileHandler: Sendable {
         let seconds = Int(info.st_mtim.tv_sec)
         let nanoseconds = Int(info.st_mtim.tv_nsec)
         #endif
-        return "\"\(String(Int(info.st_size), radix: 16))-\(String(seconds, radix: 16))\(String(nanoseconds, radix: 16))\""
+        return
+            "\"\(String(Int(info.st_size), radix: 16))-\(String(seconds, radix: 16))\(String(nanoseconds, radix: 16))\""
     }
 
     /// `If-None-Match` uses weak comparison (RFC 9110 §13.1.2).

@@ -35,7 +35,7 @@ let app = Application(
     onServerRunning: { channel in
         let bound = channel.localAddress?.port ?? port
         print("hummingbird listening on http://127.0.0.1:\(bound)")
-        fflush(stdout)
+        fflush(nil)
     },
     logger: logger
 )
