@@ -81,6 +81,7 @@ HB_BIN="$(cd "$ROOT" && swift build -c release --package-path "$PEER_DIR" --show
 [ -x "$MB_BIN" ] || die "missing $MB_BIN"
 [ -x "$HB_BIN" ] || die "missing $HB_BIN"
 
+LOADAVG_START="$(cut -d' ' -f1-3 /proc/loadavg)"
 rm -rf "$RAW"
 mkdir -p "$RAW"
 
@@ -90,6 +91,9 @@ fi
 
 # --- helpers ---------------------------------------------------------------------------
 rss_kib() { awk '/^VmRSS:/ { print $2 }' "/proc/$1/status"; }
+# CPU time (user+system, in clock ticks) a process has used; its comm has no spaces.
+cpu_ticks() { awk '{ print $14 + $15 }' "/proc/$1/stat"; }
+CLK_TCK="$(getconf CLK_TCK)"
 mib() { awk -v k="$1" 'BEGIN { printf "%.1f", k / 1024 }'; }
 median() { tr ' ' '\n' | awk 'NF' | sort -g | awk '{ v[NR] = $1 } END {
     if (NR == 0) { print "nan"; exit }
@@ -155,6 +159,7 @@ MB_RSS_IDLE="$(rss_kib "$MB_PID")"
 HB_RSS_IDLE="$(rss_kib "$HB_PID")"
 
 run_wrk() { # NAME PORT DURATION OUTFILE
+    echo "loadavg before: $(cat /proc/loadavg)" >"$4.meta"
     taskset -c "$CLIENT_CPU" wrk -t1 -c"$CONNECTIONS" -d"$3" --latency \
         -s "$BENCH/lib/report.lua" "http://127.0.0.1:$2/health" >"$4" 2>&1 \
         || { cat "$4" >&2; die "wrk against $1 failed"; }
@@ -168,24 +173,35 @@ run_wrk hummingbird "$HB_PORT" "$WARMUP" "$RAW/warmup-hummingbird.txt"
 MB_RSS_WARM="$(rss_kib "$MB_PID")"
 
 MB_RPS=() HB_RPS=() MB_P99=() HB_P99=() MB_RSS_RUN=()
+MB_RPC=() HB_RPC=() MB_SHARE=() HB_SHARE=()
 ERRORS=0
 for run in $(seq 1 "$RUNS"); do
     # Alternate which server goes first so drift over the session hits both.
     if [ $((run % 2)) -eq 1 ]; then order="mockbackend hummingbird"; else order="hummingbird mockbackend"; fi
     for name in $order; do
         if [ "$name" = mockbackend ]; then port=$MB_PORT; else port=$HB_PORT; fi
+        if [ "$name" = mockbackend ]; then pid=$MB_PID; else pid=$HB_PID; fi
         out="$RAW/run$run-$name.txt"
+        ticks0="$(cpu_ticks "$pid")"
         run_wrk "$name" "$port" "$DURATION" "$out"
+        ticks1="$(cpu_ticks "$pid")"
         rps="$(field "$out" rps)"
+        # Requests per CPU-second the server used, and the share of one CPU it got:
+        # robust to other work on the machine stealing CPU time from the server.
+        cpu_s="$(awk -v a="$ticks0" -v b="$ticks1" -v hz="$CLK_TCK" 'BEGIN { printf "%.3f", (b - a) / hz }')"
+        rpc="$(awk -v n="$(field "$out" requests)" -v c="$cpu_s" 'BEGIN { printf "%.0f", (c > 0) ? n / c : 0 }')"
+        share="$(awk -v c="$cpu_s" -v s="$(field "$out" seconds)" 'BEGIN { printf "%.0f", 100 * c / s }')"
+        echo "server cpu seconds: $cpu_s; requests per cpu-second: $rpc; cpu share: $share%; loadavg after: $(cat /proc/loadavg)" >>"$out.meta"
         p99="$(awk -v us="$(field "$out" p99_us)" 'BEGIN { printf "%.3f", us / 1000 }')"
         errs="$(sed -n 's/.*err_connect=\([0-9]*\) err_read=\([0-9]*\) err_write=\([0-9]*\) err_status=\([0-9]*\) err_timeout=\([0-9]*\).*/\1 \2 \3 \4 \5/p' "$out" | awk '{ print $1 + $2 + $3 + $4 + $5 }')"
         [ "$errs" -eq 0 ] || { ERRORS=$((ERRORS + errs)); log "warning: $errs errors against $name in run $run"; }
         if [ "$name" = mockbackend ]; then
             MB_RPS+=("$rps"); MB_P99+=("$p99"); MB_RSS_RUN+=("$(rss_kib "$MB_PID")")
+            MB_RPC+=("$rpc"); MB_SHARE+=("$share")
         else
-            HB_RPS+=("$rps"); HB_P99+=("$p99")
+            HB_RPS+=("$rps"); HB_P99+=("$p99"); HB_RPC+=("$rpc"); HB_SHARE+=("$share")
         fi
-        log "run $run/$RUNS $name: $rps req/s, p99 $p99 ms"
+        log "run $run/$RUNS $name: $rps req/s, p99 $p99 ms, $rpc req per server CPU-second, server got $share% of a CPU"
     done
 done
 
@@ -198,6 +214,9 @@ MB_RPS_MED="$(echo "${MB_RPS[*]}" | median)"
 HB_RPS_MED="$(echo "${HB_RPS[*]}" | median)"
 MB_P99_MED="$(echo "${MB_P99[*]}" | median)"
 HB_P99_MED="$(echo "${HB_P99[*]}" | median)"
+MB_RPC_MED="$(echo "${MB_RPC[*]}" | median)"
+HB_RPC_MED="$(echo "${HB_RPC[*]}" | median)"
+RPC_RATIO="$(awk -v a="$MB_RPC_MED" -v b="$HB_RPC_MED" 'BEGIN { printf "%.2f", a / b }')"
 RATIO="$(awk -v a="$MB_RPS_MED" -v b="$HB_RPS_MED" 'BEGIN { printf "%.2f", a / b }')"
 P99_RATIO="$(awk -v a="$MB_P99_MED" -v b="$HB_P99_MED" 'BEGIN { printf "%.2f", a / b }')"
 
@@ -213,17 +232,18 @@ fmt() { printf '%.0f' "$1"; }
 SUMMARY="$(cat <<EOF
 ## GET /health, keep-alive — $(date -u '+%Y-%m-%d %H:%M UTC')
 
-Machine: $(nproc --all) CPUs, $(uname -m), load average at end $(cut -d' ' -f1-3 /proc/loadavg).
+Machine: $(nproc --all) CPUs, $(uname -m), load average at start $LOADAVG_START, at end $(cut -d' ' -f1-3 /proc/loadavg).
 Servers pinned to CPU $SERVER_CPU, \`wrk -t1 -c$CONNECTIONS -d$DURATION --latency\` pinned to CPU $CLIENT_CPU;
 $RUNS measured runs per server, alternated run by run, after a $WARMUP warm-up each; medians shown.
 Response size (head+body bytes): mockbackend $MB_RESP_BYTES, hummingbird $HB_RESP_BYTES.
 
-| server | requests/s (median) | p99 ms (median) | requests/s per run | p99 ms per run |
-|---|---:|---:|---|---|
-| mockbackend | $(fmt "$MB_RPS_MED") | $MB_P99_MED | $(for v in "${MB_RPS[@]}"; do printf '%s ' "$(fmt "$v")"; done) | ${MB_P99[*]} |
-| hummingbird 2.28.1 | $(fmt "$HB_RPS_MED") | $HB_P99_MED | $(for v in "${HB_RPS[@]}"; do printf '%s ' "$(fmt "$v")"; done) | ${HB_P99[*]} |
+| server | requests/s (median) | p99 ms (median) | requests per server CPU-second (median) | requests/s per run | p99 ms per run | server's CPU share per run (%) |
+|---|---:|---:|---:|---|---|---|
+| mockbackend | $(fmt "$MB_RPS_MED") | $MB_P99_MED | $(fmt "$MB_RPC_MED") | $(for v in "${MB_RPS[@]}"; do printf '%s ' "$(fmt "$v")"; done) | ${MB_P99[*]} | ${MB_SHARE[*]} |
+| hummingbird 2.28.1 | $(fmt "$HB_RPS_MED") | $HB_P99_MED | $(fmt "$HB_RPC_MED") | $(for v in "${HB_RPS[@]}"; do printf '%s ' "$(fmt "$v")"; done) | ${HB_P99[*]} | ${HB_SHARE[*]} |
 
 - requests/s ratio mockbackend / hummingbird: **$RATIO** (target ≥ 1.5: $(verdict "$T_RATIO"))
+- requests per server CPU-second, mockbackend / hummingbird: **$RPC_RATIO** (efficiency; less sensitive to other load on the machine)
 - p99 mockbackend / hummingbird: **$P99_RATIO** ($MB_P99_MED ms vs $HB_P99_MED ms; target ≤ 1: $(verdict "$T_P99"))
 - mockbackend startup to first 200 on /health: **$STARTUP_MS ms** median of $STARTS (min $STARTUP_MIN, max $STARTUP_MAX; target < 20 ms: $(verdict "$T_START"))
 - mockbackend RSS idle after start: **$(mib "$MB_RSS_IDLE") MiB** (target < 15 MiB: $(verdict "$T_RSS"))

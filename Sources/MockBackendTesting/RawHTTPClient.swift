@@ -131,6 +131,17 @@ public final class RawHTTPClient {
         }
     }
 
+    /// Reads until `buffer` contains `text` or the deadline passes.
+    public func receive(untilContains text: String, timeout: Duration = .seconds(5)) throws {
+        let needle = Array(text.utf8)
+        let deadline = ContinuousClock.now + timeout
+        while Self.find(needle, in: buffer) == nil {
+            let left = deadline - .now
+            guard left > .zero else { throw RawClientError.timedOut }
+            if try receive(timeout: left) == 0 { throw RawClientError.closedByPeer }
+        }
+    }
+
     /// Takes and returns everything buffered.
     public func takeBuffer() -> [UInt8] {
         defer { buffer = [] }

@@ -30,14 +30,7 @@ public func withRunningServer<Result: Sendable>(
     let app = MockBackendApp(configuration: configuration, logger: logger)
     try app.start()
     let server = RunningServer(app: app, port: app.port ?? 0)
-    do {
-        let result = try await body(server)
-        await app.stop()
-        return result
-    } catch {
-        await app.stop()
-        throw error
-    }
+    return try await runThenStop({ try await body(server) }, stop: { await app.stop() })
 }
 
 /// Starts a bare `HTTPServer` with `responder` on 127.0.0.1:0, runs `body`, and always
@@ -54,12 +47,19 @@ public func withHTTPServer<Result: Sendable>(
         configuration: configuration, responder: responder,
         logger: Logger(label: "mockbackend.test", factory: { _ in SwiftLogNoOpLogHandler() }))
     try server.start()
+    return try await runThenStop({ try await body(server) }, stop: { await server.stop() })
+}
+
+/// Runs `body`, then `stop`, whether `body` returns or throws.
+private func runThenStop<Result>(
+    _ body: () async throws -> Result, stop: () async -> Void
+) async throws -> Result {
     do {
-        let result = try await body(server)
-        await server.stop()
+        let result = try await body()
+        await stop()
         return result
     } catch {
-        await server.stop()
+        await stop()
         throw error
     }
 }

@@ -4,11 +4,11 @@ import Testing
 
 @testable import MockBackendCLI
 
-/// Runs the built `mockbackend` binary as a child process.
+/// Runs the built `mockbackend` binary as a child process. Its output goes to a file,
+/// read back on demand, so no Dispatch source watches a pipe in the test process.
 final class ServerProcess: @unchecked Sendable {
     let process = Process()
-    private let output = Pipe()
-    private let lines = LockedLines()
+    private let outputFile: URL
 
     /// The executable next to the test bundle in the build folder.
     static var executable: URL {
@@ -23,6 +23,10 @@ final class ServerProcess: @unchecked Sendable {
     }
 
     init(_ arguments: [String], environment: [String: String] = [:]) throws {
+        outputFile = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "mockbackend-\(UUID().uuidString).log")
+        FileManager.default.createFile(atPath: outputFile.path, contents: nil)
+        let output = try FileHandle(forWritingTo: outputFile)
         process.executableURL = Self.executable
         process.arguments = arguments
         process.currentDirectoryURL = URL(fileURLWithPath: PackageRoot.path)
@@ -31,29 +35,27 @@ final class ServerProcess: @unchecked Sendable {
         process.environment = env
         process.standardOutput = output
         process.standardError = output
-        let lines = lines
-        output.fileHandleForReading.readabilityHandler = { handle in
-            let data = handle.availableData
-            if !data.isEmpty { lines.append(String(decoding: data, as: UTF8.self)) }
-        }
         try process.run()
+        try output.close()
     }
 
     deinit {
         if process.isRunning { process.terminate() }
-        output.fileHandleForReading.readabilityHandler = nil
+        try? FileManager.default.removeItem(at: outputFile)
     }
 
-    var text: String { lines.text }
+    /// Everything the process has written so far.
+    var text: String { (try? String(contentsOf: outputFile, encoding: .utf8)) ?? "" }
 
     /// Waits for the startup line and returns the port it names.
     func waitForListening(timeout: Duration = .seconds(10)) async throws -> Int {
         let deadline = ContinuousClock.now + timeout
         while ContinuousClock.now < deadline {
-            if let range = text.range(
+            let output = text
+            if let range = output.range(
                 of: #"mockbackend listening on http://127\.0\.0\.1:(\d+)"#, options: .regularExpression)
             {
-                return Int(text[range].split(separator: ":").last!)!
+                return Int(output[range].split(separator: ":").last!)!
             }
             guard process.isRunning else { break }
             try await Task.sleep(for: .milliseconds(10))
@@ -69,13 +71,6 @@ final class ServerProcess: @unchecked Sendable {
         }
         return process.isRunning ? nil : process.terminationStatus
     }
-}
-
-final class LockedLines: @unchecked Sendable {
-    private let lock = NSLock()
-    private var buffer = ""
-    func append(_ text: String) { lock.withLock { buffer += text } }
-    var text: String { lock.withLock { buffer } }
 }
 
 @Suite("The mockbackend process", .serialized)

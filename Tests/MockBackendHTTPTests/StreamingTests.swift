@@ -10,8 +10,7 @@ struct StreamingTests {
             let client = try RawHTTPClient(server)
             try client.send("GET /stream HTTP/1.1\r\nHost: t\r\n\r\n")
             // The head and the first chunk arrive before the stream ends.
-            try client.receive(atLeast: 1, timeout: .seconds(2))
-            #expect(await eventually { String(decoding: client.buffer, as: UTF8.self).contains("open\n") })
+            try client.receive(untilContains: "open\n")
             let head = String(decoding: client.buffer, as: UTF8.self)
             #expect(head.contains("Transfer-Encoding: chunked"))
             #expect(!head.contains("Content-Length"))

@@ -47,8 +47,8 @@ enum TestRoutes {
                 for _ in 0..<kib { writer.write(line) }
             }
         }
-        return RoutingResponder(
-            router: router, middleware: middleware, logger: Logger(label: "test", factory: { _ in SwiftLogNoOpLogHandler() }))
+        let silent = Logger(label: "test", factory: { _ in SwiftLogNoOpLogHandler() })
+        return RoutingResponder(router: router, middleware: middleware, logger: silent)
     }
 }
 

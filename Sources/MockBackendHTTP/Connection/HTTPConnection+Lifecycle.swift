@@ -30,7 +30,7 @@ extension HTTPConnection {
         assertOnQueue()
         guard lifecycle != .closed else { return }
         lifecycle = .closed
-        descriptor.reset = reset
+        socketCloser.reset = reset
         outbound.removeAll()
         pending.removeAll()
         current?.writer?.markEnded(reason)
@@ -41,9 +41,11 @@ extension HTTPConnection {
             readSource.resume()
         }
         readSource.cancel()
-        if !writeArmed { writeSource.resume() }
+        if let writeSource {
+            if !writeArmed { writeSource.resume() }
+            writeSource.cancel()
+        }
         writeArmed = false
-        writeSource.cancel()
         deadlineTimer.cancel()
         pauseTimer?.cancel()
         pauseTimer = nil

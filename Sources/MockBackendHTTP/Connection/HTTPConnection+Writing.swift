@@ -1,5 +1,11 @@
 import Dispatch
 
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
 extension HTTPConnection {
     /// Writes queued segments until the socket would block, a pause starts, or the queue
     /// is empty; then completes the response or the close that waited for the writes.
@@ -47,16 +53,40 @@ extension HTTPConnection {
         flush()
     }
 
+    /// Waits for the socket to take more bytes.
     func armWrite() {
         guard !writeArmed else { return }
+        guard let source = writeSource ?? makeWriteSource() else {
+            close(reason: .connectionClosed)
+            return
+        }
         writeArmed = true
-        writeSource.resume()
+        source.resume()
     }
 
     func disarmWrite() {
         guard writeArmed else { return }
         writeArmed = false
-        writeSource.suspend()
+        writeSource?.suspend()
+    }
+
+    /// The write source watches a duplicate of the socket. libdispatch on Linux shares one
+    /// epoll registration between a read and a write source on the same descriptor, and
+    /// re-arming one of them under load corrupts that shared state and crashes the process
+    /// (swift-corelibs-libdispatch issue 833); separate descriptors keep them apart.
+    private func makeWriteSource() -> DispatchSourceWrite? {
+        let duplicate = dup(stream.fileDescriptor)
+        guard duplicate >= 0 else { return nil }
+        let statistics = context.statistics
+        statistics.withLock { $0.openDescriptors += 1 }
+        let source = DispatchSource.makeWriteSource(fileDescriptor: duplicate, queue: queue)
+        source.setEventHandler { [weak self] in self?.handleWritable() }
+        source.setCancelHandler {
+            _ = Platform.closeFD(duplicate)
+            statistics.withLock { $0.openDescriptors -= 1 }
+        }
+        writeSource = source
+        return source
     }
 
     /// Holds every later segment back for a while; the timer is created on first use and

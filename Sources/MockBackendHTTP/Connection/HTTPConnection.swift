@@ -73,10 +73,11 @@ final class HTTPConnection: @unchecked Sendable {
     var servedRequests = 0
 
     let readSource: DispatchSourceRead
-    let writeSource: DispatchSourceWrite
+    /// Created on the first write that would block; most connections never need one.
+    var writeSource: DispatchSourceWrite?
     var readSuspended = false
     var writeArmed = false
-    let descriptor: DescriptorOwner
+    let socketCloser: SocketCloser
 
     let deadlineTimer: DispatchSourceTimer
     var deadlinePhase = DeadlinePhase.none
@@ -90,9 +91,8 @@ final class HTTPConnection: @unchecked Sendable {
         queue = DispatchQueue(label: "mockbackend.connection")
         parser = HTTPRequestParser(limits: context.configuration.limits)
         readSource = DispatchSource.makeReadSource(fileDescriptor: stream.fileDescriptor, queue: queue)
-        writeSource = DispatchSource.makeWriteSource(fileDescriptor: stream.fileDescriptor, queue: queue)
         deadlineTimer = DispatchSource.makeTimerSource(queue: queue)
-        descriptor = DescriptorOwner(stream: stream, statistics: context.statistics)
+        socketCloser = SocketCloser(stream: stream, statistics: context.statistics)
         context.statistics.withLock {
             $0.liveConnectionObjects += 1
             $0.openConnections += 1
@@ -111,11 +111,9 @@ final class HTTPConnection: @unchecked Sendable {
     func start() {
         queue.async { [self] in
             readSource.setEventHandler { [weak self] in self?.handleReadable() }
-            writeSource.setEventHandler { [weak self] in self?.handleWritable() }
             let statistics = context.statistics
-            let descriptor = descriptor
-            readSource.setCancelHandler { descriptor.sourceCancelled() }
-            writeSource.setCancelHandler { descriptor.sourceCancelled() }
+            let socketCloser = socketCloser
+            readSource.setCancelHandler { socketCloser.close() }
             deadlineTimer.setEventHandler { [weak self] in self?.handleDeadline() }
             deadlineTimer.setCancelHandler { statistics.withLock { $0.activeTimers -= 1 } }
             deadlineTimer.schedule(deadline: .distantFuture)
@@ -132,14 +130,13 @@ final class HTTPConnection: @unchecked Sendable {
     }
 }
 
-/// Closes the socket once both Dispatch sources on it are cancelled: closing earlier would
-/// let the kernel reuse the number under a live source. The cancel handlers hold this
-/// object, not the connection, so the socket closes even after the connection is gone.
-/// Confined to the connection's queue, where the cancel handlers run.
-final class DescriptorOwner: @unchecked Sendable {
+/// Closes the socket in the read source's cancel handler: closing earlier would let the
+/// kernel reuse the number under a live source. The handler holds this object, not the
+/// connection, so the socket closes even after the connection is gone. Confined to the
+/// connection's queue, where the cancel handler runs.
+final class SocketCloser: @unchecked Sendable {
     private let stream: any ByteStream
     private let statistics: LockedValue<ServerStatistics>
-    private var sourcesAlive = 2
     /// Whether the close sends RST instead of FIN.
     var reset = false
 
@@ -148,9 +145,7 @@ final class DescriptorOwner: @unchecked Sendable {
         self.statistics = statistics
     }
 
-    func sourceCancelled() {
-        sourcesAlive -= 1
-        guard sourcesAlive == 0 else { return }
+    func close() {
         stream.close(reset: reset)
         statistics.withLock { $0.openDescriptors -= 1 }
     }

@@ -94,11 +94,9 @@ public struct HTTPRequestParser: Sendable {
                     if expectsContinue { return .continueExpected }
                 }
             case .fixedBody(let remaining):
-                let take = min(remaining, buffer.count - consumed)
-                pending?.body.append(contentsOf: buffer[consumed..<(consumed + take)])
-                consumed += take
-                if take < remaining {
-                    state = .fixedBody(remaining: remaining - take)
+                let left = takeBody(remaining, consumed: &consumed)
+                if left > 0 {
+                    state = .fixedBody(remaining: left)
                     return nil
                 }
                 return finishRequest()
@@ -121,11 +119,9 @@ public struct HTTPRequestParser: Sendable {
                     state = .chunkData(remaining: size)
                 }
             case .chunkData(let remaining):
-                let take = min(remaining, buffer.count - consumed)
-                pending?.body.append(contentsOf: buffer[consumed..<(consumed + take)])
-                consumed += take
-                if take < remaining {
-                    state = .chunkData(remaining: remaining - take)
+                let left = takeBody(remaining, consumed: &consumed)
+                if left > 0 {
+                    state = .chunkData(remaining: left)
                     return nil
                 }
                 state = .chunkDataEnd
@@ -156,6 +152,15 @@ public struct HTTPRequestParser: Sendable {
                 state = .trailers(bytes: bytes + line.count + 2)
             }
         }
+    }
+
+    /// Moves up to `remaining` buffered bytes into the pending body; returns how many are
+    /// still to come.
+    private mutating func takeBody(_ remaining: Int, consumed: inout Int) -> Int {
+        let take = min(remaining, buffer.count - consumed)
+        pending?.body.append(contentsOf: buffer[consumed..<(consumed + take)])
+        consumed += take
+        return remaining - take
     }
 
     private mutating func finishRequest() -> HTTPParserEvent? {
