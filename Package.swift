@@ -9,12 +9,16 @@ let package = Package(
         .library(name: "MockBackendHTTP", targets: ["MockBackendHTTP"]),
         .library(name: "MockBackend", targets: ["MockBackend"]),
         .library(name: "MockBackendTesting", targets: ["MockBackendTesting"]),
+        .library(name: "ServerSentEvents", targets: ["ServerSentEvents"]),
+        .library(name: "MockBackendClient", targets: ["MockBackendClient"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
         .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
     ],
     targets: [
+        // The text/event-stream codec (WHATWG HTML §9.2), shared by server and client.
+        .target(name: "ServerSentEvents"),
         // Sockets, the HTTP/1.1 parser and encoder, connections, routing and static files.
         // Knows nothing of the mock's backends.
         .target(
@@ -26,8 +30,14 @@ let package = Package(
             name: "MockBackend",
             dependencies: [
                 "MockBackendHTTP",
+                "ServerSentEvents",
                 .product(name: "Logging", package: "swift-log"),
             ]
+        ),
+        // The client library: event source with reconnection, authenticator, polling.
+        .target(
+            name: "MockBackendClient",
+            dependencies: ["ServerSentEvents"]
         ),
         // For test suites: run the server in-process on 127.0.0.1:0 and talk to it raw.
         .target(
@@ -41,6 +51,14 @@ let package = Package(
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ]
+        ),
+        .testTarget(
+            name: "ServerSentEventsTests",
+            dependencies: ["ServerSentEvents"]
+        ),
+        .testTarget(
+            name: "MockBackendClientTests",
+            dependencies: ["MockBackendClient", "MockBackendTesting", "ServerSentEvents"]
         ),
         .testTarget(
             name: "MockBackendHTTPTests",

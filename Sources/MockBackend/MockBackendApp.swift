@@ -8,13 +8,17 @@ import MockBackendHTTP
 public final class MockBackendApp: Sendable {
     public let configuration: MockBackendConfiguration
     public let router: Router
+    /// Every event stream, and the stream journal.
+    public let streams: EventStreamRegistry
     private let server: HTTPServer
     private let logger: Logger
 
     public init(configuration: MockBackendConfiguration, logger: Logger = Logger(label: "mockbackend")) {
         self.configuration = configuration
         self.logger = logger
-        let router = Self.makeRouter(configuration: configuration)
+        let streams = EventStreamRegistry()
+        self.streams = streams
+        let router = Self.makeRouter(configuration: configuration, streams: streams)
         self.router = router
         let staticFiles = StaticFileHandler(directory: configuration.publicDirectory)
         if staticFiles == nil {
@@ -31,16 +35,21 @@ public final class MockBackendApp: Sendable {
     }
 
     /// The one wiring function: every route of the mock, in one place.
-    static func makeRouter(configuration: MockBackendConfiguration) -> Router {
+    static func makeRouter(configuration: MockBackendConfiguration, streams: EventStreamRegistry) -> Router {
         var router = Router()
+        let endpoint = SSEEndpoint(padding: configuration.ssePadding)
         HealthRoutes().register(on: &router)
         OpenAPIRoutes(documentPath: configuration.openAPIDocument).register(on: &router)
+        AdminStreamRoutes(streams: streams).register(on: &router)
+        ChannelRoutes(streams: streams, endpoint: endpoint).register(on: &router)
+        ConformanceRoutes().register(on: &router)
         return router
     }
 
     /// Binds and starts serving.
     public func start() throws {
         try server.start()
+        streams.startHeartbeats(every: configuration.heartbeatInterval)
     }
 
     /// The bound port, once started.
@@ -51,6 +60,7 @@ public final class MockBackendApp: Sendable {
 
     /// Stops accepting, finishes responses in flight, ends streams, and returns when done.
     public func stop(gracePeriod: Duration = .milliseconds(1500)) async {
+        streams.stopHeartbeats()
         await server.stop(gracePeriod: gracePeriod)
     }
 }

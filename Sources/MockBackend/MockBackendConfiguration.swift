@@ -8,6 +8,12 @@ public struct MockBackendConfiguration: Sendable {
     public var publicDirectory: String
     /// The OpenAPI document served at `/openapi.yaml`. Default `openapi/openapi.yaml`.
     public var openAPIDocument: String
+    /// Time between heartbeat comments on streams that have them. Default 15 s; zero turns
+    /// heartbeats off.
+    public var heartbeatInterval: Duration = .seconds(15)
+    /// Size of the padding comment sent first on every stream (`?padding=` per request).
+    /// Default 0: none.
+    public var ssePadding = 0
 
     public init(
         http: HTTPServerConfiguration = HTTPServerConfiguration(),

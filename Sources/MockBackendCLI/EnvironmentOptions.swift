@@ -6,7 +6,8 @@
 enum EnvironmentOptions {
     /// Every option that takes a value, by its long name.
     static let valueOptions = [
-        "host", "port", "public-dir", "openapi-file", "log-level", "log-format", "max-connections",
+        "host", "port", "public-dir", "openapi-file", "log-level", "log-format", "max-connections", "heartbeat",
+        "sse-padding",
     ]
 
     /// The variable that sets `option`.

@@ -46,6 +46,12 @@ struct MockBackendCommand: ParsableCommand {
     @Option(help: "Connections served at once; further ones get 503.")
     var maxConnections = 4096
 
+    @Option(help: "Seconds between heartbeat comments on streams that have them; 0 turns them off.")
+    var heartbeat: Double = 15
+
+    @Option(help: "Bytes of padding comment sent first on every stream (?padding= per request).")
+    var ssePadding = 0
+
     func validate() throws {
         guard (0...65535).contains(port) else {
             throw ValidationError("--port must be between 0 and 65535, not \(port).")
@@ -54,12 +60,22 @@ struct MockBackendCommand: ParsableCommand {
             throw ValidationError("--max-connections must be at least 1, not \(maxConnections).")
         }
         guard !host.isEmpty else { throw ValidationError("--host must not be empty.") }
+        guard heartbeat >= 0, heartbeat.isFinite else {
+            throw ValidationError("--heartbeat must be 0 or more seconds, not \(heartbeat).")
+        }
+        guard (0...65536).contains(ssePadding) else {
+            throw ValidationError("--sse-padding must be from 0 to 65536 bytes, not \(ssePadding).")
+        }
     }
 
     var appConfiguration: MockBackendConfiguration {
         var http = HTTPServerConfiguration(host: host, port: port)
         http.maxConnections = maxConnections
-        return MockBackendConfiguration(http: http, publicDirectory: publicDir, openAPIDocument: openapiFile)
+        var configuration = MockBackendConfiguration(
+            http: http, publicDirectory: publicDir, openAPIDocument: openapiFile)
+        configuration.heartbeatInterval = .milliseconds(Int((heartbeat * 1000).rounded()))
+        configuration.ssePadding = ssePadding
+        return configuration
     }
 
     func run() throws {

@@ -45,9 +45,14 @@ public final class RawHTTPClient {
     public private(set) var buffer: [UInt8] = []
     private var isClosed = false
 
-    public init(port: Int, host: String = "127.0.0.1") throws {
+    /// Connects to `host:port`. A small `receiveBufferSize` makes a slow reader whose
+    /// kernel buffer fills quickly.
+    public init(port: Int, host: String = "127.0.0.1", receiveBufferSize: Int? = nil) throws {
         let fd = socket(AF_INET, Int32(streamSocketType), 0)
         guard fd >= 0 else { throw RawClientError.connectFailed(errno) }
+        if var size = receiveBufferSize.map(Int32.init) {
+            _ = setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &size, socklen_t(MemoryLayout<Int32>.size))
+        }
         var address = sockaddr_in()
         address.sin_family = sa_family_t(AF_INET)
         address.sin_port = in_port_t(UInt16(port).bigEndian)
@@ -227,6 +232,24 @@ public final class RawHTTPClient {
                 return .fin
             }
         }
+    }
+
+    /// The body bytes after the head in `buffer`, with chunk framing removed; a partial
+    /// last chunk gives what has arrived of it. For reading streams that never end.
+    public var streamedBody: [UInt8] {
+        guard let headEnd = Self.find([13, 10, 13, 10], in: buffer) else { return [] }
+        var bytes = buffer[(headEnd + 4)...]
+        var output: [UInt8] = []
+        while let lineEnd = Self.find([13, 10], in: Array(bytes)).map({ bytes.startIndex + $0 }),
+            let size = Int(String(decoding: bytes[bytes.startIndex..<lineEnd], as: UTF8.self), radix: 16), size > 0
+        {
+            let start = lineEnd + 2
+            let end = min(start + size, bytes.endIndex)
+            output.append(contentsOf: bytes[start..<end])
+            guard end + 2 <= bytes.endIndex else { break }
+            bytes = bytes[(end + 2)...]
+        }
+        return output
     }
 
     static func find(_ needle: [UInt8], in haystack: [UInt8]) -> Int? {

@@ -96,7 +96,23 @@ extension HTTPConnection {
     /// A write from a stream's producer; stale writers (an earlier response) are ignored.
     func streamWrite(_ bytes: [UInt8], from writer: ResponseBodyWriter) {
         guard lifecycle != .closed, let flight = current, flight.writer === writer, flight.producing else { return }
-        let framed = flight.chunked ? HTTPResponseEncoder.chunk(bytes) : bytes
+        enqueueStreamBytes(flight.chunked ? HTTPResponseEncoder.chunk(bytes) : bytes)
+    }
+
+    /// A write of bytes framed in advance (a broadcast).
+    func streamWrite(_ prepared: PreparedBodyPart, from writer: ResponseBodyWriter) {
+        guard lifecycle != .closed, let flight = current, flight.writer === writer, flight.producing else { return }
+        enqueueStreamBytes(flight.chunked ? prepared.chunk : prepared.raw)
+    }
+
+    /// The producer dropped the connection on purpose.
+    func abortStream(from writer: ResponseBodyWriter, reset: Bool) {
+        guard lifecycle != .closed, let flight = current, flight.writer === writer else { return }
+        close(reason: .aborted, reset: reset)
+    }
+
+    /// Queues framed stream bytes, or disconnects a reader that has fallen too far behind.
+    private func enqueueStreamBytes(_ framed: [UInt8]) {
         if outbound.unsentBytes + framed.count > context.configuration.maxUnsentStreamBytes {
             context.logger.info(
                 "disconnecting slow reader",

@@ -14,6 +14,8 @@ public enum StreamEndReason: Sendable, Equatable, CustomStringConvertible {
     case cut
     /// The connection timed out or was closed for another reason.
     case connectionClosed
+    /// The server dropped the connection on purpose (`abort`), without ending the body.
+    case aborted
 
     public var description: String {
         switch self {
@@ -23,6 +25,7 @@ public enum StreamEndReason: Sendable, Equatable, CustomStringConvertible {
         case .serverStopping: "server_stopping"
         case .cut: "cut"
         case .connectionClosed: "connection_closed"
+        case .aborted: "aborted"
         }
     }
 }
@@ -42,14 +45,25 @@ public final class ResponseBodyWriter: @unchecked Sendable {
     private weak var connection: HTTPConnection?
     private let state = LockedValue(State())
 
+    /// The connection the body goes out on (`HTTPRequest.connectionID`).
+    public let connectionID: UInt64
+
     init(connection: HTTPConnection) {
         self.connection = connection
+        connectionID = connection.id
     }
 
     /// Queues `bytes` as the next part of the body.
     public func write(_ bytes: [UInt8]) {
         guard !bytes.isEmpty, !isClosed, let connection else { return }
         connection.queue.async { connection.streamWrite(bytes, from: self) }
+    }
+
+    /// Queues bytes prepared once for many writers (a broadcast): the chunk framing is
+    /// done once too, not once per connection.
+    public func write(_ prepared: PreparedBodyPart) {
+        guard !isClosed, let connection else { return }
+        connection.queue.async { connection.streamWrite(prepared, from: self) }
     }
 
     /// Queues UTF-8 text as the next part of the body.
@@ -61,6 +75,13 @@ public final class ResponseBodyWriter: @unchecked Sendable {
     public func finish() {
         guard !isClosed, let connection else { return }
         connection.queue.async { connection.finishStream(from: self) }
+    }
+
+    /// Drops the connection now, without the end of the body: the client sees the stream
+    /// break (FIN, or RST with `reset`), as when a proxy or the network cuts it.
+    public func abort(reset: Bool = false) {
+        guard !isClosed, let connection else { return }
+        connection.queue.async { connection.abortStream(from: self, reset: reset) }
     }
 
     /// Runs `handler` once when the stream ends, or at once if it already has.
@@ -88,5 +109,19 @@ public final class ResponseBodyWriter: @unchecked Sendable {
             return state.handlers
         }
         for handler in handlers { handler(reason) }
+    }
+}
+
+/// Body bytes framed once for every kind of connection, so a broadcast to many streams
+/// copies no bytes per subscriber.
+public struct PreparedBodyPart: Sendable {
+    /// The bytes as sent on a close-delimited (HTTP/1.0) stream.
+    public let raw: [UInt8]
+    /// The same bytes as one chunk of a chunked (HTTP/1.1) stream.
+    public let chunk: [UInt8]
+
+    public init(_ bytes: [UInt8]) {
+        raw = bytes
+        chunk = HTTPResponseEncoder.chunk(bytes)
     }
 }

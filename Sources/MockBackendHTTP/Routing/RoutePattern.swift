@@ -1,9 +1,12 @@
 /// A path pattern such as `/v1/player/{userId}/details`: literal segments, `{name}`
-/// parameters that take one segment, and a trailing `*` that takes the rest.
+/// parameters that take one segment, at most one `{name...}` parameter that takes one or
+/// more segments (joined with `/`, for names like `userinfo/7000001`), and a trailing `*`
+/// that takes the rest.
 public struct RoutePattern: Sendable, Hashable, CustomStringConvertible {
     enum Segment: Sendable, Hashable {
         case literal(String)
         case parameter(String)
+        case span(String)
         case rest
     }
 
@@ -14,6 +17,7 @@ public struct RoutePattern: Sendable, Hashable, CustomStringConvertible {
         description = pattern
         segments = pattern.split(separator: "/", omittingEmptySubsequences: true).map { part in
             if part == "*" { return .rest }
+            if part.hasPrefix("{"), part.hasSuffix("...}") { return .span(String(part.dropFirst().dropLast(4))) }
             if part.hasPrefix("{"), part.hasSuffix("}") { return .parameter(String(part.dropFirst().dropLast())) }
             return .literal(String(part))
         }
@@ -22,17 +26,32 @@ public struct RoutePattern: Sendable, Hashable, CustomStringConvertible {
     /// The parameters if `path` (percent-encoded segments) matches, else nil.
     func match(_ path: [Substring]) -> [String: String]? {
         var parameters: [String: String] = [:]
+        var pathIndex = 0
         for (index, segment) in segments.enumerated() {
             switch segment {
             case .rest:
                 return parameters
             case .literal(let literal):
-                guard index < path.count, path[index] == literal else { return nil }
+                guard pathIndex < path.count, path[pathIndex] == literal else { return nil }
             case .parameter(let name):
-                guard index < path.count, let value = PercentDecoding.decode(path[index]) else { return nil }
+                guard pathIndex < path.count, let value = PercentDecoding.decode(path[pathIndex]) else { return nil }
                 parameters[name] = value
+            case .span(let name):
+                // The span takes whatever the segments after it leave over, at least one.
+                let tail = segments.count - index - 1
+                let end = path.count - tail
+                guard end > pathIndex else { return nil }
+                var parts: [String] = []
+                for part in path[pathIndex..<end] {
+                    guard let value = PercentDecoding.decode(part) else { return nil }
+                    parts.append(value)
+                }
+                parameters[name] = parts.joined(separator: "/")
+                pathIndex = end
+                continue
             }
+            pathIndex += 1
         }
-        return path.count == segments.count ? parameters : nil
+        return pathIndex == path.count ? parameters : nil
     }
 }

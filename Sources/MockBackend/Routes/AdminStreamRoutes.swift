@@ -1,0 +1,102 @@
+import MockBackendHTTP
+import ServerSentEvents
+
+/// The stream admin API: list streams and their subscribers, read the stream journal,
+/// push an event into a live stream, drop its connections.
+struct AdminStreamRoutes {
+    let streams: EventStreamRegistry
+
+    /// `POST /__admin/streams/{stream}/events`.
+    struct PushRequest: Decodable {
+        var event: String?
+        var data: JSONValue?
+        var id: String?
+        var retry: Int?
+        var connection: UInt64?
+    }
+
+    struct PushResult: Encodable {
+        var stream: String
+        var id: String?
+        var delivered: Int
+    }
+
+    /// `POST /__admin/streams/{stream}/disconnect`.
+    struct DisconnectRequest: Decodable {
+        var connection: UInt64?
+        var reset: Bool?
+    }
+
+    struct DisconnectResult: Encodable {
+        var stream: String
+        var disconnected: Int
+    }
+
+    func register(on router: inout Router) {
+        let streams = streams
+        router.get("/__admin/streams") { _ in try .json(streams.all.map(\.snapshot)) }
+        router.get("/__admin/streams/connections") { request in
+            try .json(streams.journal.snapshots(stream: request.queryValue("stream")))
+        }
+        router.post("/__admin/streams/{stream...}/events") { request in
+            let name = request.pathParameters["stream"] ?? ""
+            let push = try RequestBody.decode(PushRequest.self, from: request)
+            let stream = try Self.stream(named: name, in: streams)
+            return try .json(Self.push(push, into: stream), status: 200)
+        }
+        router.post("/__admin/streams/{stream...}/disconnect") { request in
+            let name = request.pathParameters["stream"] ?? ""
+            let options = try RequestBody.decode(DisconnectRequest.self, from: request)
+            let stream = try Self.stream(named: name, in: streams)
+            let count = stream.disconnect(connection: options.connection, reset: options.reset ?? false)
+            return try .json(DisconnectResult(stream: name, disconnected: count))
+        }
+    }
+
+    /// An existing stream, or a channel (created on first use); anything else is 404.
+    static func stream(named name: String, in streams: EventStreamRegistry) throws -> EventStream {
+        if let stream = streams.existingStream(named: name) { return stream }
+        if name.hasPrefix(ChannelRoutes.prefix), name.count > ChannelRoutes.prefix.count {
+            return streams.stream(named: name)
+        }
+        throw ProblemDetails(
+            status: 404, code: "STREAM_NOT_FOUND",
+            detail:
+                "No stream named '\(name)'; GET /__admin/streams lists them, and channels/<name> streams are created on use."
+        )
+    }
+
+    static func push(_ push: PushRequest, into stream: EventStream) throws -> PushResult {
+        guard let data = push.data else {
+            guard let retry = push.retry else {
+                throw ProblemDetails.badRequest(
+                    "Field 'data' is required unless 'retry' is given.", code: "INVALID_BODY")
+            }
+            try validate(retry: retry)
+            let count = stream.advertiseRetry(retry, toConnection: push.connection)
+            return PushResult(stream: stream.name, id: nil, delivered: count)
+        }
+        if let retry = push.retry { try validate(retry: retry) }
+        if let event = push.event, event.isEmpty || event.contains(where: \.isNewline) {
+            throw ProblemDetails.badRequest("Field 'event' must be a non-empty single line.", code: "INVALID_BODY")
+        }
+        let event = ServerSentEvent(type: push.event, data: data.text, id: push.id)
+        if let connection = push.connection {
+            guard stream.send(event, retry: push.retry, toConnection: connection) else {
+                throw ProblemDetails(
+                    status: 404, code: "CONNECTION_NOT_FOUND",
+                    detail: "No subscriber of '\(stream.name)' on connection \(connection).")
+            }
+            return PushResult(stream: stream.name, id: push.id, delivered: 1)
+        }
+        let logged = stream.publish(event, retry: push.retry)
+        return PushResult(stream: stream.name, id: logged.wireID, delivered: stream.snapshot.subscribers.count)
+    }
+
+    private static func validate(retry: Int) throws {
+        guard retry >= 0 else {
+            throw ProblemDetails.badRequest(
+                "Field 'retry' must be a number of milliseconds, 0 or more.", code: "INVALID_BODY")
+        }
+    }
+}

@@ -1,0 +1,222 @@
+import Foundation
+import MockBackendHTTP
+import ServerSentEvents
+
+/// How a stream behaves toward its subscribers.
+public struct EventStreamSettings: Sendable {
+    /// Whether heartbeat comments are sent (the user-info stream has none, like its real counterpart).
+    public var heartbeat = true
+    /// A `retry:` sent to every subscriber on connect, in milliseconds.
+    public var retry: Int?
+    /// A comment sent first on every connection, e.g. `connection established`.
+    public var greeting: String?
+    /// Events kept for replay. Default 1,000.
+    public var retention = 1000
+
+    public init(heartbeat: Bool = true, retry: Int? = nil, greeting: String? = nil, retention: Int = 1000) {
+        self.heartbeat = heartbeat
+        self.retry = retry
+        self.greeting = greeting
+        self.retention = retention
+    }
+}
+
+/// What `GET /__admin/streams` shows of one stream.
+public struct EventStreamSnapshot: Codable, Sendable, Equatable {
+    public struct Subscriber: Codable, Sendable, Equatable {
+        public var connection: UInt64
+        public var record: Int
+        public var connectedAt: String
+        public var lastEventId: String?
+        public var deliveredCount: Int
+    }
+
+    public var name: String
+    public var lastEventId: String?
+    public var eventCount: Int
+    public var retainedCount: Int
+    public var finished: Bool
+    public var retry: Int?
+    public var heartbeat: Bool
+    public var subscribers: [Subscriber]
+}
+
+/// A named event stream: an event log and the connections subscribed to it.
+///
+/// Invariant: publishing, subscribing and finishing happen under one lock, so a subscriber
+/// gets its replay and then every later event exactly once: nothing falls between the
+/// replay and the live events, and nothing is in both. Each event is encoded and framed
+/// once, whatever the number of subscribers.
+public final class EventStream: Sendable {
+    private struct Subscriber {
+        let writer: ResponseBodyWriter
+        let record: StreamConnectionRecord
+    }
+
+    private struct State {
+        var log: EventLog
+        var subscribers: [UInt64: Subscriber] = [:]
+        var finished = false
+        var retry: Int?
+    }
+
+    public let name: String
+    public let settings: EventStreamSettings
+    private let journal: StreamJournal
+    private let state: LockedValue<State>
+    private static let heartbeatBytes = PreparedBodyPart(SSEEncoder.comment("keep-alive"))
+
+    init(name: String, settings: EventStreamSettings, journal: StreamJournal) {
+        self.name = name
+        self.settings = settings
+        self.journal = journal
+        state = LockedValue(State(log: EventLog(retention: settings.retention), retry: settings.retry))
+    }
+
+    /// Logs `event` and sends it to every subscriber. With `retry`, the `retry:` field goes
+    /// with it and becomes the stream's advertised reconnection time.
+    @discardableResult
+    public func publish(_ event: ServerSentEvent, retry: Int? = nil) -> LoggedEvent {
+        state.withLock { state in
+            let logged = state.log.append(event, retry: retry)
+            if let retry { state.retry = retry }
+            for subscriber in state.subscribers.values {
+                subscriber.writer.write(logged.prepared)
+                subscriber.record.delivered(logged.wireID)
+            }
+            return logged
+        }
+    }
+
+    /// Sends `event` to one connection only, outside the log (it is not replayed).
+    /// False when no subscriber is on that connection.
+    public func send(_ event: ServerSentEvent, retry: Int? = nil, toConnection connection: UInt64) -> Bool {
+        state.withLock { state in
+            guard let subscriber = state.subscribers[connection] else { return false }
+            subscriber.writer.write(SSEEncoder.encode(event, retry: retry))
+            if let id = event.id { subscriber.record.delivered(id) }
+            return true
+        }
+    }
+
+    /// Sends a bare `retry:` to every subscriber (or one connection) and makes it the
+    /// advertised reconnection time.
+    @discardableResult
+    public func advertiseRetry(_ milliseconds: Int, toConnection connection: UInt64? = nil) -> Int {
+        state.withLock { state in
+            if connection == nil { state.retry = milliseconds }
+            let bytes = PreparedBodyPart(SSEEncoder.retry(milliseconds: milliseconds))
+            let targets = state.subscribers.values.filter { connection == nil || $0.writer.connectionID == connection }
+            for subscriber in targets { subscriber.writer.write(bytes) }
+            return targets.count
+        }
+    }
+
+    /// Ends the stream: subscribers get what is queued and then a clean end; later
+    /// connections get the history after their Last-Event-ID, or 204 if there is none.
+    public func finish() {
+        let writers = state.withLock { state -> [ResponseBodyWriter] in
+            state.finished = true
+            return state.subscribers.values.map(\.writer)
+        }
+        for writer in writers { writer.finish() }
+    }
+
+    /// Drops every subscriber's connection (or one), as a network failure would.
+    /// Returns how many were dropped.
+    @discardableResult
+    public func disconnect(connection: UInt64? = nil, reset: Bool = false) -> Int {
+        let writers = state.withLock { state in
+            state.subscribers.values.map(\.writer).filter { connection == nil || $0.connectionID == connection }
+        }
+        for writer in writers { writer.abort(reset: reset) }
+        return writers.count
+    }
+
+    /// Whether the stream has finished.
+    public var isFinished: Bool { state.withLock { $0.finished } }
+
+    /// Whether a client that sent `lastEventID` would get nothing: the stream is finished
+    /// and nothing follows that id. Such a client is answered 204, which stops EventSource.
+    func hasNothingAfter(_ lastEventID: String?) -> Bool {
+        state.withLock { state in
+            state.finished && state.log.replay(after: lastEventID).events.isEmpty
+        }
+    }
+
+    /// Sends the heartbeat comment to every subscriber.
+    func sendHeartbeat() {
+        guard settings.heartbeat else { return }
+        state.withLock { state in
+            for subscriber in state.subscribers.values { subscriber.writer.write(Self.heartbeatBytes) }
+        }
+    }
+
+    /// Subscribes a new connection: greeting, `retry:`, padding, the replay its
+    /// Last-Event-ID asks for, then live events until it or the stream ends.
+    func attach(_ writer: ResponseBodyWriter, request: HTTPRequest, lastEventID: String?, padding: Int) {
+        let record = journal.open(stream: name, request: request, lastEventID: lastEventID)
+        let connection = writer.connectionID
+        let finished = state.withLock { state -> Bool in
+            if padding > 0 { writer.write(SSEEncoder.padding(size: padding)) }
+            if let greeting = settings.greeting { writer.write(SSEEncoder.comment(greeting)) }
+            if let retry = state.retry { writer.write(SSEEncoder.retry(milliseconds: retry)) }
+            let replay = state.log.replay(after: lastEventID)
+            switch replay {
+            case .expired(let events):
+                let oldest = events.first?.wireID ?? ""
+                let data =
+                    #"{"reason":"retention","lastEventId":"\#(Self.jsonEscaped(lastEventID ?? ""))","#
+                    + #""oldestRetainedId":"\#(Self.jsonEscaped(oldest))"}"#
+                writer.write(SSEEncoder.encode(ServerSentEvent(type: "reset", data: data)))
+            case .unknown:
+                writer.write(
+                    SSEEncoder.comment(
+                        "Last-Event-ID \(lastEventID ?? "") was never issued by this stream; replaying from the start"))
+            case .everything, .after:
+                break
+            }
+            for event in replay.events {
+                writer.write(event.prepared)
+                record.delivered(event.wireID)
+            }
+            if !state.finished {
+                state.subscribers[connection] = Subscriber(writer: writer, record: record)
+            }
+            return state.finished
+        }
+        if finished {
+            writer.finish()
+            record.end(reason: StreamEndReason.finished.description, advertisedRetry: state.current.retry)
+            return
+        }
+        writer.onClose { [weak self] reason in
+            guard let self else { return }
+            let retry = state.withLock { state -> Int? in
+                if state.subscribers[connection]?.writer === writer { state.subscribers[connection] = nil }
+                return state.retry
+            }
+            record.end(reason: reason.description, advertisedRetry: retry)
+        }
+    }
+
+    public var snapshot: EventStreamSnapshot {
+        state.withLock { state in
+            EventStreamSnapshot(
+                name: name, lastEventId: state.log.entries.last?.wireID, eventCount: state.log.lastSequence,
+                retainedCount: state.log.retained.count, finished: state.finished, retry: state.retry,
+                heartbeat: settings.heartbeat,
+                subscribers: state.subscribers.values.map { subscriber in
+                    let record = subscriber.record.snapshot
+                    return .init(
+                        connection: subscriber.writer.connectionID, record: record.id, connectedAt: record.connectedAt,
+                        lastEventId: record.lastEventId, deliveredCount: record.deliveredCount)
+                }.sorted { $0.connection < $1.connection })
+        }
+    }
+
+    private static func jsonEscaped(_ text: String) -> String {
+        let data = (try? JSONEncoder().encode(text)) ?? Data("\"\"".utf8)
+        return String(decoding: data.dropFirst().dropLast(), as: UTF8.self)
+    }
+}

@@ -1,0 +1,68 @@
+import Dispatch
+import MockBackendHTTP
+
+/// Every named stream of the app, and the one timer that sends their heartbeats.
+public final class EventStreamRegistry: Sendable {
+    public let journal: StreamJournal
+    private let streams = LockedValue<[String: EventStream]>([:])
+    private let heartbeatTimer: LockedValue<DispatchSourceTimer?> = LockedValue(nil)
+
+    public init(journal: StreamJournal = StreamJournal()) {
+        self.journal = journal
+    }
+
+    /// The stream of that name, created with `settings` if it does not exist yet.
+    public func stream(named name: String, settings: EventStreamSettings = EventStreamSettings()) -> EventStream {
+        streams.withLock { streams in
+            if let existing = streams[name] { return existing }
+            let stream = EventStream(name: name, settings: settings, journal: journal)
+            streams[name] = stream
+            return stream
+        }
+    }
+
+    /// The stream of that name, if it exists.
+    public func existingStream(named name: String) -> EventStream? {
+        streams.withLock { $0[name] }
+    }
+
+    /// Every stream, by name.
+    public var all: [EventStream] {
+        streams.withLock { Array($0.values) }.sorted { $0.name < $1.name }
+    }
+
+    /// Forgets every stream (after disconnecting its subscribers) and the journal.
+    public func removeAll() {
+        let removed = streams.withLock { streams in
+            defer { streams = [:] }
+            return Array(streams.values)
+        }
+        for stream in removed { stream.disconnect() }
+        journal.clear()
+    }
+
+    /// Sends heartbeat comments on every stream that wants them, every `interval`.
+    public func startHeartbeats(every interval: Duration) {
+        guard interval > .zero else { return }
+        let timer = DispatchSource.makeTimerSource(queue: DispatchQueue(label: "mockbackend.heartbeat"))
+        let nanoseconds =
+            Int(interval.components.seconds) * 1_000_000_000
+            + Int(interval.components.attoseconds / 1_000_000_000)
+        timer.schedule(deadline: .now() + .nanoseconds(nanoseconds), repeating: .nanoseconds(nanoseconds))
+        timer.setEventHandler { [weak self] in
+            for stream in self?.all ?? [] { stream.sendHeartbeat() }
+        }
+        heartbeatTimer.withLock { existing in
+            existing?.cancel()
+            existing = timer
+        }
+        timer.activate()
+    }
+
+    public func stopHeartbeats() {
+        heartbeatTimer.withLock { timer in
+            timer?.cancel()
+            timer = nil
+        }
+    }
+}

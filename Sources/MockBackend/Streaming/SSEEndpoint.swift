@@ -1,0 +1,46 @@
+import MockBackendHTTP
+import ServerSentEvents
+
+/// Answers a request for an event stream: reads the Last-Event-ID (header, or the
+/// `lastEventId` query parameter for clients that cannot set headers), answers 204 when a
+/// finished stream has nothing more, and otherwise subscribes the connection.
+public struct SSEEndpoint: Sendable {
+    /// Default padding comment size; `?padding=` overrides it per request.
+    public var padding: Int
+
+    public init(padding: Int = 0) {
+        self.padding = padding
+    }
+
+    /// Headers every stream response carries (SPEC section 5).
+    public static let headers: HTTPHeaders = [
+        "Content-Type": MediaType.eventStream,
+        "Cache-Control": "no-cache",
+        "X-Accel-Buffering": "no",
+    ]
+
+    public func response(for request: HTTPRequest, stream: EventStream) throws -> HTTPResponse {
+        let lastEventID = Self.lastEventID(of: request)
+        let padding = try Self.padding(of: request) ?? self.padding
+        if stream.hasNothingAfter(lastEventID) {
+            return HTTPResponse(status: 204, headers: ["Cache-Control": "no-cache"])
+        }
+        return .stream(headers: Self.headers) { writer in
+            stream.attach(writer, request: request, lastEventID: lastEventID, padding: padding)
+        }
+    }
+
+    public static func lastEventID(of request: HTTPRequest) -> String? {
+        request.headers["Last-Event-ID"] ?? request.queryValue("lastEventId")
+    }
+
+    /// `?padding=BYTES`, from 0 to 64 KiB.
+    static func padding(of request: HTTPRequest) throws -> Int? {
+        guard let text = request.queryValue("padding") else { return nil }
+        guard let value = Int(text), (0...65536).contains(value) else {
+            throw ProblemDetails.badRequest(
+                "padding must be a number of bytes from 0 to 65536.", code: "INVALID_PADDING")
+        }
+        return value
+    }
+}

@@ -1,0 +1,148 @@
+import Foundation
+import MockBackendHTTP
+
+/// What the journal knows of one stream connection; `GET /__admin/streams/connections`.
+public struct StreamConnectionSnapshot: Codable, Sendable, Equatable {
+    /// The gap between a client's previous connection ending and this one starting.
+    public struct Reconnect: Codable, Sendable, Equatable {
+        public var gapMs: Double
+        public var previousEndedAt: String
+        /// The `retry:` the server had advertised when the previous connection ended.
+        public var advertisedRetryMs: Int?
+    }
+
+    public var id: Int
+    public var stream: String
+    public var connection: UInt64
+    public var client: String
+    public var connectedAt: String
+    public var endedAt: String?
+    public var endReason: String?
+    public var lastEventId: String?
+    public var requestHeaders: [String: String]
+    public var deliveredIds: [String]
+    public var deliveredCount: Int
+    public var reconnect: Reconnect?
+}
+
+/// One stream connection as it happens. Its fields change under its own lock: events are
+/// noted as they are written, the end when the connection closes.
+final class StreamConnectionRecord: Sendable {
+    /// Ids kept per connection; the count goes on past it.
+    static let deliveredIDLimit = 1000
+    private let snapshotValue: LockedValue<StreamConnectionSnapshot>
+    private let journal: StreamJournal
+    let clientKey: String
+
+    init(snapshot: StreamConnectionSnapshot, clientKey: String, journal: StreamJournal) {
+        snapshotValue = LockedValue(snapshot)
+        self.clientKey = clientKey
+        self.journal = journal
+    }
+
+    var snapshot: StreamConnectionSnapshot { snapshotValue.current }
+
+    func delivered(_ id: String) {
+        snapshotValue.withLock { record in
+            record.deliveredCount += 1
+            if record.deliveredIds.count < Self.deliveredIDLimit { record.deliveredIds.append(id) }
+        }
+    }
+
+    /// Records the end once; `advertisedRetry` is remembered for the client's next connection.
+    func end(reason: String, advertisedRetry: Int?) {
+        let ended = snapshotValue.withLock { record -> Bool in
+            guard record.endedAt == nil else { return false }
+            record.endedAt = Timestamp.iso8601(Date())
+            record.endReason = reason
+            return true
+        }
+        if ended { journal.noteEnd(clientKey: clientKey, advertisedRetry: advertisedRetry) }
+    }
+}
+
+/// Every stream connection: request headers, the Last-Event-ID it sent, ids delivered, how
+/// it ended and why, and for a reconnect the gap since the same client's previous
+/// connection ended. A client is told apart by `X-Client-Id`, else by `User-Agent`, per stream.
+public final class StreamJournal: Sendable {
+    private struct PreviousEnd {
+        var at: ContinuousClock.Instant
+        var wallTime: Date
+        var advertisedRetry: Int?
+    }
+
+    private struct State {
+        var records: [StreamConnectionRecord] = []
+        var nextID = 1
+        var previousEnds: [String: PreviousEnd] = [:]
+    }
+
+    /// Records kept; older ones are dropped first.
+    let capacity: Int
+    private let state = LockedValue(State())
+
+    public init(capacity: Int = 1000) {
+        self.capacity = capacity
+    }
+
+    func open(stream: String, request: HTTPRequest, lastEventID: String?) -> StreamConnectionRecord {
+        let client = request.headers["X-Client-Id"] ?? request.headers["User-Agent"] ?? "anonymous"
+        let clientKey = stream + "|" + client
+        var headers: [String: String] = [:]
+        for field in request.headers {
+            headers[field.name] = headers[field.name].map { $0 + ", " + field.value } ?? field.value
+        }
+        let now = ContinuousClock.now
+        return state.withLock { state in
+            var reconnect: StreamConnectionSnapshot.Reconnect?
+            if let previous = state.previousEnds[clientKey] {
+                let gap = now - previous.at
+                reconnect = .init(
+                    gapMs: (Double(gap.components.seconds) * 1000 + Double(gap.components.attoseconds) / 1e15)
+                        .rounded(toPlaces: 1),
+                    previousEndedAt: Timestamp.iso8601(previous.wallTime),
+                    advertisedRetryMs: previous.advertisedRetry)
+            }
+            let snapshot = StreamConnectionSnapshot(
+                id: state.nextID, stream: stream, connection: request.connectionID, client: client,
+                connectedAt: Timestamp.iso8601(Date()), endedAt: nil, endReason: nil, lastEventId: lastEventID,
+                requestHeaders: headers, deliveredIds: [], deliveredCount: 0, reconnect: reconnect)
+            state.nextID += 1
+            let record = StreamConnectionRecord(snapshot: snapshot, clientKey: clientKey, journal: self)
+            state.records.append(record)
+            if state.records.count > capacity { state.records.removeFirst(state.records.count - capacity) }
+            return record
+        }
+    }
+
+    fileprivate func noteEnd(clientKey: String, advertisedRetry: Int?) {
+        state.withLock { state in
+            state.previousEnds[clientKey] = PreviousEnd(at: .now, wallTime: Date(), advertisedRetry: advertisedRetry)
+        }
+    }
+
+    /// Records oldest first, of one stream or all.
+    public func snapshots(stream: String? = nil) -> [StreamConnectionSnapshot] {
+        let records = state.withLock { $0.records }
+        return records.map(\.snapshot).filter { stream == nil || $0.stream == stream }
+    }
+
+    public func clear() {
+        state.withLock { $0 = State(nextID: $0.nextID) }
+    }
+}
+
+extension Double {
+    func rounded(toPlaces places: Int) -> Double {
+        let factor = pow(10, Double(places))
+        return (self * factor).rounded() / factor
+    }
+}
+
+/// ISO 8601 UTC with milliseconds, the format of every time field.
+public enum Timestamp {
+    public static func iso8601(_ date: Date) -> String {
+        date.formatted(
+            .iso8601.year().month().day().time(includingFractionalSeconds: true).timeZone(separator: .omitted))
+    }
+}

@@ -1,0 +1,29 @@
+import Foundation
+
+/// Everything an `EventSource` can be told before it starts.
+public struct EventSourceConfiguration: Sendable {
+    /// Backoff between reconnection attempts.
+    public var policy = ReconnectionPolicy()
+    /// Extra request headers (`Authorization`, `X-SessionId`, ...).
+    public var headers: [String: String] = [:]
+    /// The Last-Event-ID to send on the first connection, to resume a stream read earlier.
+    public var lastEventID: String?
+    /// Longest silence on an open stream before the connection counts as failed.
+    /// Default 5 minutes; streams with heartbeats can use much less.
+    public var idleTimeout: Duration = .seconds(300)
+    /// Called once reconnection gives up, with the last event id seen; the source stays in
+    /// `.polling` until it returns. Without one, the source stops with `.retriesExhausted`.
+    public var pollingFallback: (@Sendable (_ lastEventID: String) async -> Void)?
+
+    public init(
+        policy: ReconnectionPolicy = ReconnectionPolicy(), headers: [String: String] = [:],
+        lastEventID: String? = nil, idleTimeout: Duration = .seconds(300),
+        pollingFallback: (@Sendable (_ lastEventID: String) async -> Void)? = nil
+    ) {
+        self.policy = policy
+        self.headers = headers
+        self.lastEventID = lastEventID
+        self.idleTimeout = idleTimeout
+        self.pollingFallback = pollingFallback
+    }
+}

@@ -1,0 +1,42 @@
+/// Why an event source stopped for good.
+public enum EventSourceStopReason: Sendable, Equatable {
+    /// The server answered 204 No Content: there is nothing more (WHATWG: do not reconnect).
+    case noContent
+    /// The server answered 401 or 403: the session is over; re-login, then start anew.
+    case unauthorized(status: Int)
+    /// The server answered 200 with a type other than `text/event-stream`.
+    case wrongContentType(String?)
+    /// The server answered a client error that retrying will not fix (404, 400, ...).
+    case httpStatus(Int)
+    /// Every reconnection attempt failed and no polling fallback was given.
+    case retriesExhausted
+    /// The polling fallback ran and returned.
+    case pollingFinished
+    /// The app said the stream is over (for instance on a session-expiration message).
+    case sessionOver(String)
+    /// The app called `stop()`.
+    case stopped
+}
+
+/// What an event source is doing, for a UI or a log.
+public enum EventSourceState: Sendable, Equatable {
+    /// A connection attempt; `attempt` is 0 for the first connection, then counts retries.
+    case connecting(attempt: Int)
+    /// The response head arrived with status 200 and `text/event-stream`.
+    case open
+    /// Waiting `delay` before reconnection attempt `attempt`.
+    case backingOff(delay: Duration, attempt: Int)
+    /// Reconnection gave up; the caller's polling fallback is running.
+    case polling
+    /// Stopped for good.
+    case closed(EventSourceStopReason)
+}
+
+/// The error that ends `EventSource.events` when the stop is a failure.
+public struct EventSourceError: Error, Sendable, Equatable {
+    public var reason: EventSourceStopReason
+
+    public init(reason: EventSourceStopReason) {
+        self.reason = reason
+    }
+}

@@ -1,0 +1,123 @@
+import Foundation
+
+/// The reconnection logic of an event source, with no I/O, clock or randomness of its
+/// own: it takes what happened and returns what to do. The random source is injected, so
+/// tests get exact delays.
+public struct ReconnectionStateMachine: Sendable {
+    /// What happened to the connection.
+    public enum Input: Sendable, Equatable {
+        /// The caller asked to start.
+        case start
+        /// A response head arrived: its status and content type.
+        case response(status: Int, contentType: String?)
+        /// The server sent `retry:` with this many milliseconds.
+        case retryAdvertised(milliseconds: Int)
+        /// The connection failed before or after opening (network error, reset, timeout).
+        case connectionFailed
+        /// The body ended cleanly after the stream was open.
+        case streamEnded
+        /// The backoff delay has passed.
+        case delayElapsed
+        /// The polling fallback returned.
+        case pollingFinished
+        /// The caller asked to stop.
+        case stop(EventSourceStopReason)
+    }
+
+    /// What the driver must do next.
+    public enum Action: Sendable, Equatable {
+        case connect
+        case wait(Duration)
+        case startPolling
+        case stop(EventSourceStopReason)
+        /// Keep reading the open stream.
+        case none
+    }
+
+    public let policy: ReconnectionPolicy
+    public let hasPollingFallback: Bool
+    private let random: @Sendable () -> Double
+    /// Reconnection attempts since the last successful open.
+    public private(set) var attempt = 0
+    /// The server's last `retry:`.
+    public private(set) var serverRetry: Duration?
+    public private(set) var state: EventSourceState = .closed(.stopped)
+    private var started = false
+
+    public init(
+        policy: ReconnectionPolicy, hasPollingFallback: Bool, random: @escaping @Sendable () -> Double
+    ) {
+        self.policy = policy
+        self.hasPollingFallback = hasPollingFallback
+        self.random = random
+    }
+
+    public var isStopped: Bool {
+        if case .closed = state { return started }
+        return false
+    }
+
+    public mutating func handle(_ input: Input) -> Action {
+        if isStopped { return .none }
+        switch input {
+        case .start:
+            guard !started else { return .none }
+            started = true
+            state = .connecting(attempt: 0)
+            return .connect
+        case .response(let status, let contentType):
+            return handleResponse(status: status, contentType: contentType)
+        case .retryAdvertised(let milliseconds):
+            serverRetry = .milliseconds(milliseconds)
+            return .none
+        case .connectionFailed, .streamEnded:
+            return scheduleReconnect()
+        case .delayElapsed:
+            guard case .backingOff(_, let attempt) = state else { return .none }
+            state = .connecting(attempt: attempt)
+            return .connect
+        case .pollingFinished:
+            return stop(.pollingFinished)
+        case .stop(let reason):
+            return stop(reason)
+        }
+    }
+
+    private mutating func handleResponse(status: Int, contentType: String?) -> Action {
+        switch status {
+        case 200:
+            let mediaType = contentType?.split(separator: ";").first?.trimmingCharacters(in: .whitespaces).lowercased()
+            guard mediaType == "text/event-stream" else { return stop(.wrongContentType(contentType)) }
+            attempt = 0
+            state = .open
+            return .none
+        case 204:
+            return stop(.noContent)
+        case 401, 403:
+            return stop(.unauthorized(status: status))
+        case 408, 425, 429, 500...599:
+            return scheduleReconnect()
+        default:
+            return stop(.httpStatus(status))
+        }
+    }
+
+    private mutating func scheduleReconnect() -> Action {
+        attempt += 1
+        guard attempt <= policy.maxAttempts else {
+            if hasPollingFallback {
+                state = .polling
+                return .startPolling
+            }
+            return stop(.retriesExhausted)
+        }
+        let delay = policy.delay(attempt: attempt, serverRetry: serverRetry, random: random())
+        state = .backingOff(delay: delay, attempt: attempt)
+        return .wait(delay)
+    }
+
+    private mutating func stop(_ reason: EventSourceStopReason) -> Action {
+        state = .closed(reason)
+        return .stop(reason)
+    }
+}

@@ -1,0 +1,77 @@
+import Foundation
+
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+/// What a streaming data task reports, in order.
+enum TransportEvent: Sendable {
+    case response(status: Int, contentType: String?)
+    case data(Data)
+    case completed(failed: Bool)
+}
+
+/// Runs data tasks whose body arrives piece by piece through the delegate, as an
+/// `AsyncStream` per task. `URLSession.bytes` does not exist in FoundationNetworking; the
+/// data delegate streams in real time on Linux and Apple systems alike.
+final class StreamingSession: NSObject, URLSessionDataDelegate, @unchecked Sendable {
+    private let lock = NSLock()
+    private var continuations: [Int: AsyncStream<TransportEvent>.Continuation] = [:]
+    private var session: URLSession?
+
+    init(idleTimeout: Duration) {
+        super.init()
+        let configuration = URLSessionConfiguration.ephemeral
+        configuration.timeoutIntervalForRequest = ReconnectionPolicy.seconds(idleTimeout)
+        configuration.timeoutIntervalForResource = 7 * 24 * 3600
+        configuration.requestCachePolicy = .reloadIgnoringLocalCacheData
+        configuration.urlCache = nil
+        let queue = OperationQueue()
+        queue.maxConcurrentOperationCount = 1
+        session = URLSession(configuration: configuration, delegate: self, delegateQueue: queue)
+    }
+
+    /// Starts `request`; the stream ends after `.completed`. Cancelling the returned task
+    /// ends it early.
+    func start(_ request: URLRequest) -> (URLSessionDataTask, AsyncStream<TransportEvent>)? {
+        guard let session = lock.withLock({ self.session }) else { return nil }
+        let (stream, continuation) = AsyncStream.makeStream(of: TransportEvent.self)
+        let task = session.dataTask(with: request)
+        lock.withLock { continuations[task.taskIdentifier] = continuation }
+        task.resume()
+        return (task, stream)
+    }
+
+    /// Cancels every task and releases the session.
+    func invalidate() {
+        let session = lock.withLock { () -> URLSession? in
+            defer { self.session = nil }
+            return self.session
+        }
+        session?.invalidateAndCancel()
+    }
+
+    private func continuation(for task: URLSessionTask) -> AsyncStream<TransportEvent>.Continuation? {
+        lock.withLock { continuations[task.taskIdentifier] }
+    }
+
+    func urlSession(
+        _ session: URLSession, dataTask: URLSessionDataTask, didReceive response: URLResponse,
+        completionHandler: @escaping (URLSession.ResponseDisposition) -> Void
+    ) {
+        let http = response as? HTTPURLResponse
+        continuation(for: dataTask)?.yield(
+            .response(status: http?.statusCode ?? 0, contentType: http?.value(forHTTPHeaderField: "Content-Type")))
+        completionHandler(.allow)
+    }
+
+    func urlSession(_ session: URLSession, dataTask: URLSessionDataTask, didReceive data: Data) {
+        continuation(for: dataTask)?.yield(.data(data))
+    }
+
+    func urlSession(_ session: URLSession, task: URLSessionTask, didCompleteWithError error: (any Error)?) {
+        let continuation = lock.withLock { continuations.removeValue(forKey: task.taskIdentifier) }
+        continuation?.yield(.completed(failed: error != nil))
+        continuation?.finish()
+    }
+}
