@@ -11,6 +11,7 @@ let package = Package(
         .library(name: "MockBackendTesting", targets: ["MockBackendTesting"]),
         .library(name: "ServerSentEvents", targets: ["ServerSentEvents"]),
         .library(name: "MockBackendClient", targets: ["MockBackendClient"]),
+        .library(name: "MockBackendAPI", targets: ["MockBackendAPI"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
@@ -19,6 +20,8 @@ let package = Package(
     targets: [
         // The text/event-stream codec (WHATWG HTML §9.2), shared by server and client.
         .target(name: "ServerSentEvents"),
+        // Codable wire types of the backends, mirroring openapi/ (golden examples in openapi/examples/).
+        .target(name: "MockBackendAPI"),
         // Sockets, the HTTP/1.1 parser and encoder, connections, routing and static files.
         // Knows nothing of the mock's backends.
         .target(
@@ -30,6 +33,7 @@ let package = Package(
             name: "MockBackend",
             dependencies: [
                 "MockBackendHTTP",
+                "MockBackendAPI",
                 "ServerSentEvents",
                 .product(name: "Logging", package: "swift-log"),
             ]
@@ -37,7 +41,7 @@ let package = Package(
         // The client library: event source with reconnection, authenticator, polling.
         .target(
             name: "MockBackendClient",
-            dependencies: ["ServerSentEvents"]
+            dependencies: ["ServerSentEvents", "MockBackendAPI"]
         ),
         // For test suites: run the server in-process on 127.0.0.1:0 and talk to it raw.
         .target(

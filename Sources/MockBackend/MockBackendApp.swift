@@ -10,6 +10,10 @@ public final class MockBackendApp: Sendable {
     public let router: Router
     /// Every event stream, and the stream journal.
     public let streams: EventStreamRegistry
+    /// Users, sessions and the player API's behaviour.
+    public let player: PlayerService
+    /// Every request answered outside `/__admin`.
+    public let requests: RequestJournal
     private let server: HTTPServer
     private let logger: Logger
 
@@ -18,7 +22,14 @@ public final class MockBackendApp: Sendable {
         self.logger = logger
         let streams = EventStreamRegistry()
         self.streams = streams
-        let router = Self.makeRouter(configuration: configuration, streams: streams)
+        let player = PlayerService(
+            accounts: AccountStore(users: configuration.scenario.users), streams: streams,
+            settings: configuration.player)
+        self.player = player
+        let requests = RequestJournal()
+        self.requests = requests
+        let router = Self.makeRouter(
+            configuration: configuration, streams: streams, player: player, requests: requests)
         self.router = router
         let staticFiles = StaticFileHandler(directory: configuration.publicDirectory)
         if staticFiles == nil {
@@ -30,12 +41,17 @@ public final class MockBackendApp: Sendable {
         if let staticFiles {
             fallback = { request in try staticFiles.respond(to: request) }
         }
-        let responder = RoutingResponder(router: router, fallback: fallback, logger: logger)
+        let responder = RoutingResponder(
+            router: router, middleware: [RequestJournalMiddleware(journal: requests)], fallback: fallback,
+            logger: logger)
         server = HTTPServer(configuration: configuration.http, responder: responder, logger: logger)
     }
 
     /// The one wiring function: every route of the mock, in one place.
-    static func makeRouter(configuration: MockBackendConfiguration, streams: EventStreamRegistry) -> Router {
+    static func makeRouter(
+        configuration: MockBackendConfiguration, streams: EventStreamRegistry, player: PlayerService,
+        requests: RequestJournal
+    ) -> Router {
         var router = Router()
         let endpoint = SSEEndpoint(padding: configuration.ssePadding)
         HealthRoutes().register(on: &router)
@@ -43,6 +59,10 @@ public final class MockBackendApp: Sendable {
         AdminStreamRoutes(streams: streams).register(on: &router)
         ChannelRoutes(streams: streams, endpoint: endpoint).register(on: &router)
         ConformanceRoutes().register(on: &router)
+        PlayerRoutes(player: player, endpoint: endpoint).register(on: &router)
+        AdminPlayerRoutes(player: player).register(on: &router)
+        AdminStateRoutes(player: player, streams: streams, journal: requests, scenario: configuration.scenario)
+            .register(on: &router)
         return router
     }
 
@@ -50,6 +70,7 @@ public final class MockBackendApp: Sendable {
     public func start() throws {
         try server.start()
         streams.startHeartbeats(every: configuration.heartbeatInterval)
+        player.startIdleSweep()
     }
 
     /// The bound port, once started.
@@ -61,6 +82,7 @@ public final class MockBackendApp: Sendable {
     /// Stops accepting, finishes responses in flight, ends streams, and returns when done.
     public func stop(gracePeriod: Duration = .milliseconds(1500)) async {
         streams.stopHeartbeats()
+        player.stopIdleSweep()
         await server.stop(gracePeriod: gracePeriod)
     }
 }

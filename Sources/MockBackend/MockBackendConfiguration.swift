@@ -11,6 +11,10 @@ public struct MockBackendConfiguration: Sendable {
     /// Time between heartbeat comments on streams that have them. Default 15 s; zero turns
     /// heartbeats off.
     public var heartbeatInterval: Duration = .seconds(15)
+    /// The player API's behaviour (session TTL, idle close, balance-update variants).
+    public var player = PlayerSettings()
+    /// Seed data; `POST /__admin/reset` returns to it.
+    public var scenario = Scenario.builtIn
     /// Size of the padding comment sent first on every stream (`?padding=` per request).
     /// Default 0: none.
     public var ssePadding = 0

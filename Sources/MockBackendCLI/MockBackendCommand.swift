@@ -12,6 +12,8 @@ enum LogFormat: String, ExpressibleByArgument, CaseIterable {
 
 extension Logger.Level: @retroactive ExpressibleByArgument {}
 
+extension BalanceUpdateVariants: ExpressibleByArgument {}
+
 /// `mockbackend`: runs the mock backend until SIGINT or SIGTERM.
 struct MockBackendCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
@@ -52,6 +54,15 @@ struct MockBackendCommand: ParsableCommand {
     @Option(help: "Bytes of padding comment sent first on every stream (?padding= per request).")
     var ssePadding = 0
 
+    @Option(help: "Seconds after login when a session expires; 0 keeps sessions until ended otherwise.")
+    var sessionTtl: Double = 0
+
+    @Option(help: "Seconds without an event after which the server closes a user-info stream.")
+    var userinfoIdleTimeout: Double = 30
+
+    @Option(help: "Balance-update messages per posting: both, v1 (BALANCE_UPDATE) or v2 (BALANCE_UPDATE_V2).")
+    var balanceUpdateVariants: BalanceUpdateVariants = .both
+
     func validate() throws {
         guard (0...65535).contains(port) else {
             throw ValidationError("--port must be between 0 and 65535, not \(port).")
@@ -62,6 +73,10 @@ struct MockBackendCommand: ParsableCommand {
         guard !host.isEmpty else { throw ValidationError("--host must not be empty.") }
         guard heartbeat >= 0, heartbeat.isFinite else {
             throw ValidationError("--heartbeat must be 0 or more seconds, not \(heartbeat).")
+        }
+        for (name, value) in [("--session-ttl", sessionTtl), ("--userinfo-idle-timeout", userinfoIdleTimeout)]
+        where !(value >= 0 && value.isFinite) {
+            throw ValidationError("\(name) must be 0 or more seconds, not \(value).")
         }
         guard (0...65536).contains(ssePadding) else {
             throw ValidationError("--sse-padding must be from 0 to 65536 bytes, not \(ssePadding).")
@@ -75,6 +90,9 @@ struct MockBackendCommand: ParsableCommand {
             http: http, publicDirectory: publicDir, openAPIDocument: openapiFile)
         configuration.heartbeatInterval = .milliseconds(Int((heartbeat * 1000).rounded()))
         configuration.ssePadding = ssePadding
+        configuration.player.sessionTTL = sessionTtl > 0 ? .milliseconds(Int((sessionTtl * 1000).rounded())) : nil
+        configuration.player.userInfoIdleTimeout = .milliseconds(Int((userinfoIdleTimeout * 1000).rounded()))
+        configuration.player.balanceUpdateVariants = balanceUpdateVariants
         return configuration
     }
 

@@ -20,6 +20,11 @@ struct StartupBanner {
             "  openapi    \(baseURL)/openapi.yaml",
             "  public dir \(configuration.publicDirectory)",
         ]
+        for user in configuration.scenario.users {
+            lines.append(
+                "  user       \(user.username) / \(user.password)  userId \(user.userId)  \(user.currency) \(user.realBalance)"
+                    + (user.bonusBalance > 0 ? " + bonus \(user.bonusBalance)" : ""))
+        }
         if !["127.0.0.1", "localhost", "::1"].contains(configuration.http.host) {
             lines.append("  warning    listening beyond loopback: anyone on the network can reach the admin API")
         }

@@ -91,9 +91,9 @@ public final class RawHTTPClient {
     }
 
     /// Sends one GET with `headers` (CRLF-terminated lines) and reads its response.
-    public func get(_ path: String, headers: String = "") throws -> RawResponse {
+    public func get(_ path: String, headers: String = "") async throws -> RawResponse {
         try send("GET \(path) HTTP/1.1\r\nHost: 127.0.0.1\r\n\(headers)\r\n")
-        return try readResponse()
+        return try await readResponse()
     }
 
     /// Half-closes: the server sees EOF, this side can still read.
@@ -109,13 +109,18 @@ public final class RawHTTPClient {
 
     /// Waits up to `timeout` for bytes and appends what arrives to `buffer`.
     /// Returns the count read: 0 means the server closed (FIN).
+    ///
+    /// The wait polls without blocking and sleeps between polls, so a test that waits never
+    /// holds one of the few threads Swift concurrency runs every task on.
     @discardableResult
-    public func receive(timeout: Duration) throws -> Int {
-        var poller = pollfd(fd: fileDescriptor, events: Int16(POLLIN), revents: 0)
-        let milliseconds = Int32(
-            timeout.components.seconds * 1000 + timeout.components.attoseconds / 1_000_000_000_000_000)
-        let ready = poll(&poller, 1, max(0, milliseconds))
-        guard ready > 0 else { throw RawClientError.timedOut }
+    public func receive(timeout: Duration) async throws -> Int {
+        let deadline = ContinuousClock.now + timeout
+        while true {
+            var poller = pollfd(fd: fileDescriptor, events: Int16(POLLIN), revents: 0)
+            if poll(&poller, 1, 0) > 0 { break }
+            guard ContinuousClock.now < deadline else { throw RawClientError.timedOut }
+            try await Task.sleep(for: .milliseconds(1))
+        }
         var chunk = [UInt8](repeating: 0, count: 64 * 1024)
         let count = chunk.withUnsafeMutableBytes { recv(fileDescriptor, $0.baseAddress, $0.count, 0) }
         if count < 0 {
@@ -127,23 +132,23 @@ public final class RawHTTPClient {
     }
 
     /// Reads until `buffer` holds `count` bytes or the deadline passes.
-    public func receive(atLeast count: Int, timeout: Duration) throws {
+    public func receive(atLeast count: Int, timeout: Duration) async throws {
         let deadline = ContinuousClock.now + timeout
         while buffer.count < count {
             let left = deadline - .now
             guard left > .zero else { throw RawClientError.timedOut }
-            if try receive(timeout: left) == 0 { throw RawClientError.closedByPeer }
+            if try await receive(timeout: left) == 0 { throw RawClientError.closedByPeer }
         }
     }
 
     /// Reads until `buffer` contains `text` or the deadline passes.
-    public func receive(untilContains text: String, timeout: Duration = .seconds(5)) throws {
+    public func receive(untilContains text: String, timeout: Duration = .seconds(5)) async throws {
         let needle = Array(text.utf8)
         let deadline = ContinuousClock.now + timeout
         while Self.find(needle, in: buffer) == nil {
             let left = deadline - .now
             guard left > .zero else { throw RawClientError.timedOut }
-            if try receive(timeout: left) == 0 { throw RawClientError.closedByPeer }
+            if try await receive(timeout: left) == 0 { throw RawClientError.closedByPeer }
         }
     }
 
@@ -154,17 +159,17 @@ public final class RawHTTPClient {
     }
 
     /// Reads one whole response. `forHEAD` says the body is absent whatever the headers say.
-    public func readResponse(timeout: Duration = .seconds(5), forHEAD: Bool = false) throws -> RawResponse {
+    public func readResponse(timeout: Duration = .seconds(5), forHEAD: Bool = false) async throws -> RawResponse {
         let deadline = ContinuousClock.now + timeout
-        func fill() throws {
+        func fill() async throws {
             let left = deadline - .now
             guard left > .zero else { throw RawClientError.timedOut }
-            if try receive(timeout: left) == 0 { throw RawClientError.closedByPeer }
+            if try await receive(timeout: left) == 0 { throw RawClientError.closedByPeer }
         }
         var headEnd: Int?
         while headEnd == nil {
             headEnd = Self.find([13, 10, 13, 10], in: buffer)
-            if headEnd == nil { try fill() }
+            if headEnd == nil { try await fill() }
         }
         let headBytes = Array(buffer[0..<headEnd!])
         buffer.removeFirst(headEnd! + 4)
@@ -186,7 +191,7 @@ public final class RawHTTPClient {
             while true {
                 var lineEnd = Self.find([13, 10], in: buffer)
                 while lineEnd == nil {
-                    try fill()
+                    try await fill()
                     lineEnd = Self.find([13, 10], in: buffer)
                 }
                 let sizeText = String(decoding: buffer[0..<lineEnd!], as: UTF8.self)
@@ -194,14 +199,14 @@ public final class RawHTTPClient {
                     throw RawClientError.malformedResponse("chunk size \(sizeText)")
                 }
                 buffer.removeFirst(lineEnd! + 2)
-                while buffer.count < size + 2 { try fill() }
+                while buffer.count < size + 2 { try await fill() }
                 response.body.append(contentsOf: buffer[0..<size])
                 buffer.removeFirst(size + 2)
                 if size == 0 { return response }
             }
         }
         if let length = headers["Content-Length"].flatMap({ Int($0) }) {
-            while buffer.count < length { try fill() }
+            while buffer.count < length { try await fill() }
             response.body = Array(buffer[0..<length])
             buffer.removeFirst(length)
             return response
@@ -210,20 +215,20 @@ public final class RawHTTPClient {
         while true {
             let left = deadline - .now
             guard left > .zero else { throw RawClientError.timedOut }
-            if try receive(timeout: left) == 0 { break }
+            if try await receive(timeout: left) == 0 { break }
         }
         response.body = takeBuffer()
         return response
     }
 
     /// Waits for the server to end the connection and tells how it did.
-    public func waitForClose(timeout: Duration = .seconds(5)) -> RawCloseOutcome {
+    public func waitForClose(timeout: Duration = .seconds(5)) async -> RawCloseOutcome {
         let deadline = ContinuousClock.now + timeout
         while true {
             let left = deadline - .now
             guard left > .zero else { return .stillOpen }
             do {
-                if try receive(timeout: left) == 0 { return .fin }
+                if try await receive(timeout: left) == 0 { return .fin }
             } catch RawClientError.resetByPeer {
                 return .reset
             } catch RawClientError.timedOut {

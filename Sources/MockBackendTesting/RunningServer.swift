@@ -15,6 +15,25 @@ public struct RunningServer: Sendable {
     public func connect() throws -> RawHTTPClient {
         try RawHTTPClient(port: port)
     }
+
+    /// Sends one request on a new connection and reads the response. A body gets
+    /// `Content-Type: application/json` unless `headers` name another.
+    public func request(
+        _ method: String, _ target: String, headers: [String: String] = [:], body: String? = nil
+    ) async throws -> RawResponse {
+        var head = "\(method) \(target) HTTP/1.1\r\nHost: 127.0.0.1:\(port)\r\n"
+        var fields = headers
+        if let body {
+            if !fields.keys.contains(where: { $0.lowercased() == "content-type" }) {
+                fields["Content-Type"] = "application/json"
+            }
+            fields["Content-Length"] = String(body.utf8.count)
+        }
+        for (name, value) in fields.sorted(by: { $0.key < $1.key }) { head += "\(name): \(value)\r\n" }
+        let client = try connect()
+        try client.send(head + "\r\n" + (body ?? ""))
+        return try await client.readResponse(forHEAD: method == "HEAD")
+    }
 }
 
 /// Starts the mock in-process on 127.0.0.1:0, runs `body`, and always stops the server,

@@ -82,7 +82,7 @@ struct ProcessTests {
         let banner = server.text
         #expect(banner.contains("dashboard  http://127.0.0.1:\(port)/"))
         #expect(banner.contains("admin      http://127.0.0.1:\(port)/__admin/health"))
-        #expect(try RawHTTPClient(port: port).get("/health").status == 200)
+        #expect(try await RawHTTPClient(port: port).get("/health").status == 200)
         server.process.interrupt()
         #expect(await server.waitForExit(timeout: .seconds(2)) == 0)
     }
@@ -90,7 +90,7 @@ struct ProcessTests {
     @Test func readsOptionsFromTheEnvironment() async throws {
         let server = try ServerProcess([], environment: ["MOCKBACKEND_PORT": "0", "MOCKBACKEND_LOG_FORMAT": "json"])
         let port = try await server.waitForListening()
-        #expect(try RawHTTPClient(port: port).get("/health").status == 200)
+        #expect(try await RawHTTPClient(port: port).get("/health").status == 200)
         #expect(
             await eventually {
                 server.text.contains(#""message":"GET \/health 200""#)
@@ -137,7 +137,7 @@ struct ProcessTests {
         let server = try ServerProcess(["--port", "0"])
         let port = try await server.waitForListening()
         let idle = try RawHTTPClient(port: port)
-        #expect(try idle.get("/health").status == 200)
+        #expect(try await idle.get("/health").status == 200)
         let partial = try RawHTTPClient(port: port)
         try partial.send("GET /hea")
         try await Task.sleep(for: .milliseconds(50))
@@ -145,7 +145,7 @@ struct ProcessTests {
         server.process.terminate()
         #expect(await server.waitForExit(timeout: .seconds(2)) == 0)
         #expect(ContinuousClock.now - start < .seconds(2))
-        #expect(idle.waitForClose(timeout: .seconds(1)) != .stillOpen)
+        #expect(await idle.waitForClose(timeout: .seconds(1)) != .stillOpen)
     }
 
     /// Every option that takes a value can also come from `MOCKBACKEND_<NAME>`.

@@ -7,18 +7,18 @@ import ServerSentEvents
 import Testing
 
 /// Pushes an event into a stream through the admin API, as a test author would.
-func adminPush(_ server: RunningServer, stream: String, _ body: String) throws -> RawResponse {
+func adminPush(_ server: RunningServer, stream: String, _ body: String) async throws -> RawResponse {
     let client = try server.connect()
     try client.send(
         "POST /__admin/streams/\(stream)/events HTTP/1.1\r\nHost: t\r\nContent-Type: application/json\r\n"
             + "Content-Length: \(body.utf8.count)\r\n\r\n\(body)")
-    return try client.readResponse()
+    return try await client.readResponse()
 }
 
-func adminPost(_ server: RunningServer, _ path: String, _ body: String = "") throws -> RawResponse {
+func adminPost(_ server: RunningServer, _ path: String, _ body: String = "") async throws -> RawResponse {
     let client = try server.connect()
     try client.send("POST \(path) HTTP/1.1\r\nHost: t\r\nContent-Length: \(body.utf8.count)\r\n\r\n\(body)")
-    return try client.readResponse()
+    return try await client.readResponse()
 }
 
 /// Collects what an event source yields, for assertions from the test task.
@@ -61,17 +61,19 @@ struct EventSourceTests {
                 await eventually {
                     server.app.streams.existingStream(named: "channels/resume")?.snapshot.subscribers.count == 1
                 })
-            for index in 1...5 { _ = try adminPush(server, stream: "channels/resume", #"{"data":"e\#(index)"}"#) }
+            for index in 1...5 { _ = try await adminPush(server, stream: "channels/resume", #"{"data":"e\#(index)"}"#) }
             #expect(await eventually { collected.events.current.count == 5 })
 
             // Drop the connection; events published while the client is away are replayed.
-            #expect(try adminPost(server, "/__admin/streams/channels/resume/disconnect").status == 200)
-            for index in 6...8 { _ = try adminPush(server, stream: "channels/resume", #"{"data":"e\#(index)"}"#) }
+            #expect(try await adminPost(server, "/__admin/streams/channels/resume/disconnect").status == 200)
+            for index in 6...8 { _ = try await adminPush(server, stream: "channels/resume", #"{"data":"e\#(index)"}"#) }
             #expect(
                 await eventually {
                     server.app.streams.existingStream(named: "channels/resume")?.snapshot.subscribers.count == 1
                 })
-            for index in 9...10 { _ = try adminPush(server, stream: "channels/resume", #"{"data":"e\#(index)"}"#) }
+            for index in 9...10 {
+                _ = try await adminPush(server, stream: "channels/resume", #"{"data":"e\#(index)"}"#)
+            }
             #expect(await eventually { collected.events.current.count >= 10 })
             try await Task.sleep(for: .milliseconds(100))
             #expect(collected.data == (1...10).map { "e\($0)" })
@@ -103,9 +105,9 @@ struct EventSourceTests {
                 await eventually {
                     server.app.streams.existingStream(named: "channels/retry")?.snapshot.subscribers.count == 1
                 })
-            _ = try adminPush(server, stream: "channels/retry", #"{"data":"slow down","retry":600}"#)
+            _ = try await adminPush(server, stream: "channels/retry", #"{"data":"slow down","retry":600}"#)
             #expect(await eventually { collected.events.current.count == 1 })
-            _ = try adminPost(server, "/__admin/streams/channels/retry/disconnect")
+            _ = try await adminPost(server, "/__admin/streams/channels/retry/disconnect")
             #expect(
                 await eventually(timeout: .seconds(5)) {
                     server.app.streams.journal.snapshots(stream: "channels/retry").count == 2
@@ -201,7 +203,7 @@ struct EventSourceTests {
                 })
             // What reached the slow client, parsed; then a reconnect from its last id.
             var parser = SSEParser()
-            while (try? slow.receive(timeout: .milliseconds(200))) ?? 0 > 0 {}
+            while (try? await slow.receive(timeout: .milliseconds(200))) ?? 0 > 0 {}
             var received = parser.feed(slow.takeBuffer()).compactMap { output -> Int? in
                 guard case .event(let event) = output else { return nil }
                 return Int(event.data.split(separator: " ")[0])

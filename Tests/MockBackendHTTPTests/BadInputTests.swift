@@ -32,11 +32,11 @@ struct BadInputTests {
         try await withHTTPServer(responder: TestRoutes.responder()) { server in
             let client = try RawHTTPClient(server)
             try client.send(testCase.bytes)
-            let response = try client.readResponse()
+            let response = try await client.readResponse()
             #expect(response.status == testCase.status, "\(testCase.name)")
             #expect(response.headers["Content-Type"] == "application/problem+json")
             #expect(response.headers["Connection"] == "close")
-            #expect(client.waitForClose() == .fin, "\(testCase.name)")
+            #expect(await client.waitForClose() == .fin, "\(testCase.name)")
         }
     }
 
@@ -44,9 +44,9 @@ struct BadInputTests {
         try await withHTTPServer(responder: TestRoutes.responder()) { server in
             let client = try RawHTTPClient(server)
             try client.send("GET /hello HTTP/1.1\r\nHost: t\r\n\r\nBROKEN LINE\r\n\r\n")
-            #expect(try client.readResponse().status == 200)
-            #expect(try client.readResponse().status == 400)
-            #expect(client.waitForClose() == .fin)
+            #expect(try await client.readResponse().status == 200)
+            #expect(try await client.readResponse().status == 400)
+            #expect(await client.waitForClose() == .fin)
         }
     }
 
@@ -54,22 +54,22 @@ struct BadInputTests {
         try await withHTTPServer(responder: TestRoutes.responder()) { server in
             let client = try RawHTTPClient(server)
             try client.send("PATCH /hello HTTP/1.1\r\nHost: t\r\nContent-Length: 0\r\n\r\n")
-            let response = try client.readResponse()
+            let response = try await client.readResponse()
             #expect(response.status == 405)
             #expect(response.headers["Allow"] == "GET, HEAD, OPTIONS")
             #expect(response.text.contains("METHOD_NOT_ALLOWED"))
             // 405 is not a framing problem: the connection stays usable.
-            #expect(try client.get("/hello").status == 200)
+            #expect(try await client.get("/hello").status == 200)
         }
     }
 
     @Test func aThrowingHandlerIs500AndTheConnectionLives() async throws {
         try await withHTTPServer(responder: TestRoutes.responder()) { server in
             let client = try RawHTTPClient(server)
-            let response = try client.get("/fail")
+            let response = try await client.get("/fail")
             #expect(response.status == 500)
             #expect(response.text.contains("INTERNAL_ERROR"))
-            #expect(try client.get("/hello").status == 200)
+            #expect(try await client.get("/hello").status == 200)
         }
     }
 
@@ -79,15 +79,15 @@ struct BadInputTests {
         try await withHTTPServer(configuration: configuration, responder: TestRoutes.responder()) { server in
             let first = try RawHTTPClient(server)
             let second = try RawHTTPClient(server)
-            #expect(try first.get("/hello").status == 200)
-            #expect(try second.get("/hello").status == 200)
+            #expect(try await first.get("/hello").status == 200)
+            #expect(try await second.get("/hello").status == 200)
             let third = try RawHTTPClient(server)
-            let refused = try third.readResponse()
+            let refused = try await third.readResponse()
             #expect(refused.status == 503)
             #expect(refused.text.contains("TOO_MANY_CONNECTIONS"))
             first.close()
             #expect(await eventually { server.statistics.openConnections == 1 })
-            #expect(try RawHTTPClient(server).get("/hello").status == 200)
+            #expect(try await RawHTTPClient(server).get("/hello").status == 200)
         }
     }
 }

@@ -8,7 +8,7 @@ struct KeepAliveTests {
         try await withHTTPServer(responder: TestRoutes.responder()) { server in
             let client = try RawHTTPClient(server)
             for _ in 0..<3 {
-                let response = try client.get("/hello")
+                let response = try await client.get("/hello")
                 #expect(response.status == 200)
                 #expect(response.text == "hello")
                 #expect(response.headers["Content-Length"] == "5")
@@ -23,10 +23,10 @@ struct KeepAliveTests {
     @Test func honoursConnectionClose() async throws {
         try await withHTTPServer(responder: TestRoutes.responder()) { server in
             let client = try RawHTTPClient(server)
-            let response = try client.get("/hello", headers: "Connection: close\r\n")
+            let response = try await client.get("/hello", headers: "Connection: close\r\n")
             #expect(response.status == 200)
             #expect(response.headers["Connection"] == "close")
-            #expect(client.waitForClose() == .fin)
+            #expect(await client.waitForClose() == .fin)
         }
     }
 
@@ -37,9 +37,9 @@ struct KeepAliveTests {
                 "GET /items/1 HTTP/1.1\r\nHost: t\r\n\r\n"
                     + "POST /echo HTTP/1.1\r\nHost: t\r\nContent-Length: 3\r\n\r\ntwo"
                     + "GET /items/3 HTTP/1.1\r\nHost: t\r\n\r\n")
-            #expect(try client.readResponse().text == "item 1")
-            #expect(try client.readResponse().text == "two")
-            #expect(try client.readResponse().text == "item 3")
+            #expect(try await client.readResponse().text == "item 1")
+            #expect(try await client.readResponse().text == "two")
+            #expect(try await client.readResponse().text == "item 3")
         }
     }
 
@@ -47,11 +47,11 @@ struct KeepAliveTests {
         try await withHTTPServer(responder: TestRoutes.responder()) { server in
             let client = try RawHTTPClient(server)
             try client.send("HEAD /hello HTTP/1.1\r\nHost: t\r\n\r\n")
-            let head = try client.readResponse(forHEAD: true)
+            let head = try await client.readResponse(forHEAD: true)
             #expect(head.status == 200)
             #expect(head.headers["Content-Length"] == "5")
             // The next response starts right where the head ended: no body bytes in between.
-            let next = try client.get("/items/2")
+            let next = try await client.get("/items/2")
             #expect(next.text == "item 2")
         }
     }
@@ -62,7 +62,7 @@ struct KeepAliveTests {
             try client.send("POST /echo HTTP/1.1\r\nHost: t\r\nTransfer-Encoding: chunked\r\n\r\n")
             try client.send("5\r\nhello\r\n")
             try client.send("6\r\n world\r\n0\r\n\r\n")
-            #expect(try client.readResponse().text == "hello world")
+            #expect(try await client.readResponse().text == "hello world")
         }
     }
 
@@ -70,10 +70,10 @@ struct KeepAliveTests {
         try await withHTTPServer(responder: TestRoutes.responder()) { server in
             let client = try RawHTTPClient(server)
             try client.send("POST /echo HTTP/1.1\r\nHost: t\r\nExpect: 100-continue\r\nContent-Length: 4\r\n\r\n")
-            let interim = try client.readResponse(timeout: .seconds(2))
+            let interim = try await client.readResponse(timeout: .seconds(2))
             #expect(interim.status == 100)
             try client.send("data")
-            let final = try client.readResponse()
+            let final = try await client.readResponse()
             #expect(final.status == 200)
             #expect(final.text == "data")
         }
@@ -85,16 +85,16 @@ struct KeepAliveTests {
         try await withHTTPServer(configuration: configuration, responder: TestRoutes.responder()) { server in
             let client = try RawHTTPClient(server)
             try client.send("POST /echo HTTP/1.1\r\nHost: t\r\nExpect: 100-continue\r\nContent-Length: 1000\r\n\r\n")
-            let response = try client.readResponse()
+            let response = try await client.readResponse()
             #expect(response.status == 413)
             #expect(response.text.contains("PAYLOAD_TOO_LARGE"))
-            #expect(client.waitForClose() == .fin)
+            #expect(await client.waitForClose() == .fin)
         }
     }
 
     @Test func omitsContentLengthOn204() async throws {
         try await withHTTPServer(responder: TestRoutes.responder()) { server in
-            let response = try RawHTTPClient(server).get("/no-content")
+            let response = try await RawHTTPClient(server).get("/no-content")
             #expect(response.status == 204)
             #expect(response.headers["Content-Length"] == nil)
         }
@@ -108,7 +108,7 @@ struct KeepAliveTests {
             let start = ContinuousClock.now
             for _ in 0..<100 {
                 try client.send("POST /echo HTTP/1.1\r\nHost: t\r\nContent-Length: 2\r\n\r\nhi")
-                #expect(try client.readResponse().text == "hi")
+                #expect(try await client.readResponse().text == "hi")
             }
             #expect(ContinuousClock.now - start < .seconds(2))
         }
@@ -121,11 +121,11 @@ struct HTTP10Tests {
         try await withHTTPServer(responder: TestRoutes.responder()) { server in
             let client = try RawHTTPClient(server)
             try client.send("GET /hello HTTP/1.0\r\n\r\n")
-            let response = try client.readResponse()
+            let response = try await client.readResponse()
             #expect(response.version == "HTTP/1.0")
             #expect(response.headers["Connection"] == "close")
             #expect(response.text == "hello")
-            #expect(client.waitForClose() == .fin)
+            #expect(await client.waitForClose() == .fin)
         }
     }
 
@@ -135,7 +135,7 @@ struct HTTP10Tests {
             let client = try RawHTTPClient(server)
             for _ in 0..<3 {
                 try client.send("GET /hello HTTP/1.0\r\nConnection: keep-alive\r\n\r\n")
-                let response = try client.readResponse()
+                let response = try await client.readResponse()
                 #expect(response.version == "HTTP/1.0")
                 #expect(response.headers["Connection"] == "keep-alive")
                 #expect(response.headers["Content-Length"] == "5")
@@ -149,11 +149,11 @@ struct HTTP10Tests {
         try await withHTTPServer(responder: TestRoutes.responder(streams: streams)) { server in
             let client = try RawHTTPClient(server)
             try client.send("GET /stream HTTP/1.0\r\nConnection: keep-alive\r\n\r\n")
-            try client.receive(atLeast: 10, timeout: .seconds(2))
+            try await client.receive(atLeast: 10, timeout: .seconds(2))
             #expect(await eventually { streams.last != nil })
             streams.last?.write("more\n")
             streams.last?.finish()
-            let response = try client.readResponse()
+            let response = try await client.readResponse()
             #expect(response.headers["Transfer-Encoding"] == nil)
             #expect(response.headers["Connection"] == "close")
             #expect(response.text == "open\nmore\n")
@@ -164,10 +164,10 @@ struct HTTP10Tests {
         try await withHTTPServer(responder: TestRoutes.responder()) { server in
             let client = try RawHTTPClient(server)
             try client.send("POST /echo HTTP/1.0\r\nTransfer-Encoding: chunked\r\n\r\n3\r\nabc\r\n0\r\n\r\n")
-            let response = try client.readResponse()
+            let response = try await client.readResponse()
             #expect(response.status == 400)
             #expect(response.text.contains("TRANSFER_ENCODING_IN_HTTP_1_0"))
-            #expect(client.waitForClose() == .fin)
+            #expect(await client.waitForClose() == .fin)
         }
     }
 }

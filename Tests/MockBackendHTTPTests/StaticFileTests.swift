@@ -62,12 +62,12 @@ struct StaticFileTests {
                 ("/inside-link.css", "text/css; charset=utf-8", "body{}"),
             ]
             for (path, type, body) in expectations {
-                let response = try client.get(path)
+                let response = try await client.get(path)
                 #expect(response.status == 200, "\(path)")
                 #expect(response.headers["Content-Type"] == type, "\(path)")
                 #expect(response.text == body, "\(path)")
             }
-            #expect(try client.get("/missing.txt").status == 404)
+            #expect(try await client.get("/missing.txt").status == 404)
         }
     }
 
@@ -76,14 +76,14 @@ struct StaticFileTests {
         defer { fixture.remove() }
         try await withHTTPServer(responder: try fixture.responder()) { server in
             let client = try RawHTTPClient(server)
-            let first = try client.get("/app.css")
+            let first = try await client.get("/app.css")
             let etag = try #require(first.headers["ETag"])
-            let cached = try client.get("/app.css", headers: "If-None-Match: \(etag)\r\n")
+            let cached = try await client.get("/app.css", headers: "If-None-Match: \(etag)\r\n")
             #expect(cached.status == 304)
             #expect(cached.body.isEmpty)
             #expect(cached.headers["ETag"] == etag)
-            #expect(try client.get("/app.css", headers: "If-None-Match: \"other\", W/\(etag)\r\n").status == 304)
-            #expect(try client.get("/app.css", headers: "If-None-Match: \"other\"\r\n").status == 200)
+            #expect(try await client.get("/app.css", headers: "If-None-Match: \"other\", W/\(etag)\r\n").status == 304)
+            #expect(try await client.get("/app.css", headers: "If-None-Match: \"other\"\r\n").status == 200)
         }
     }
 
@@ -102,7 +102,7 @@ struct StaticFileTests {
         try await withHTTPServer(responder: try fixture.responder()) { server in
             let client = try RawHTTPClient(server)
             try client.send("GET \(path) HTTP/1.1\r\nHost: t\r\n\r\n")
-            let response = try client.readResponse()
+            let response = try await client.readResponse()
             #expect([400, 404].contains(response.status), "\(path) → \(response.status)")
             #expect(!response.text.contains("SECRET"))
             #expect(!response.text.contains("root:"))
@@ -116,7 +116,7 @@ struct StaticFileTests {
         try await withHTTPServer(responder: try fixture.responder()) { server in
             let client = try RawHTTPClient(server)
             try client.send("DELETE /app.css HTTP/1.1\r\nHost: t\r\n\r\n")
-            let response = try client.readResponse()
+            let response = try await client.readResponse()
             #expect(response.status == 405)
             #expect(response.headers["Allow"] == "GET, HEAD")
         }

@@ -10,17 +10,17 @@ struct StreamingTests {
             let client = try RawHTTPClient(server)
             try client.send("GET /stream HTTP/1.1\r\nHost: t\r\n\r\n")
             // The head and the first chunk arrive before the stream ends.
-            try client.receive(untilContains: "open\n")
+            try await client.receive(untilContains: "open\n")
             let head = String(decoding: client.buffer, as: UTF8.self)
             #expect(head.contains("Transfer-Encoding: chunked"))
             #expect(!head.contains("Content-Length"))
             streams.last?.write("second\n")
             streams.last?.finish()
-            let response = try client.readResponse()
+            let response = try await client.readResponse()
             #expect(response.text == "open\nsecond\n")
             #expect(streams.endReasons.current == [.finished])
             // The connection is kept for the next request.
-            #expect(try client.get("/hello").text == "hello")
+            #expect(try await client.get("/hello").text == "hello")
         }
     }
 
@@ -32,7 +32,7 @@ struct StreamingTests {
             for _ in 0..<5 {
                 let client = try RawHTTPClient(server)
                 try client.send("GET /stream HTTP/1.1\r\nHost: t\r\n\r\n")
-                try client.receive(atLeast: 1, timeout: .seconds(2))
+                try await client.receive(atLeast: 1, timeout: .seconds(2))
                 client.close()
             }
             #expect(await eventually { streams.endReasons.current.count == 5 })
@@ -48,7 +48,7 @@ struct StreamingTests {
             }
             // Writing to a stream that has ended is harmless.
             streams.last?.write("late")
-            #expect(try RawHTTPClient(server).get("/hello").status == 200)
+            #expect(try await RawHTTPClient(server).get("/hello").status == 200)
         }
     }
 
@@ -78,9 +78,9 @@ struct StreamingTests {
         let port = try #require(server.port)
         let streaming = try RawHTTPClient(port: port)
         try streaming.send("GET /stream HTTP/1.1\r\nHost: t\r\n\r\n")
-        try streaming.receive(atLeast: 1, timeout: .seconds(2))
+        try await streaming.receive(atLeast: 1, timeout: .seconds(2))
         let idle = try RawHTTPClient(port: port)
-        #expect(try idle.get("/hello").status == 200)
+        #expect(try await idle.get("/hello").status == 200)
         let partial = try RawHTTPClient(port: port)
         try partial.send("GET /hel")
         // Connections still in the listen backlog are reset when the listener closes;
@@ -92,11 +92,11 @@ struct StreamingTests {
         #expect(ContinuousClock.now - start < .seconds(2))
         #expect(streams.endReasons.current == [.serverStopping])
         // The stream got its last chunk: a clean end, not a cut.
-        let response = try streaming.readResponse()
+        let response = try await streaming.readResponse()
         #expect(response.text == "open\n")
-        #expect(streaming.waitForClose() == .fin)
-        #expect(idle.waitForClose() == .fin)
-        #expect(partial.waitForClose() == .fin)
+        #expect(await streaming.waitForClose() == .fin)
+        #expect(await idle.waitForClose() == .fin)
+        #expect(await partial.waitForClose() == .fin)
         #expect(throws: RawClientError.self) { try RawHTTPClient(port: port) }
         #expect(server.statistics.openConnections == 0)
     }

@@ -14,12 +14,12 @@ struct TimeoutTests {
             // 100 requests on fresh connections are answered while the slow client waits.
             for index in 0..<100 {
                 let client = try RawHTTPClient(server)
-                let response = try client.get("/items/\(index)", headers: "Connection: close\r\n")
+                let response = try await client.get("/items/\(index)", headers: "Connection: close\r\n")
                 #expect(response.text == "item \(index)")
             }
             // Trickling bytes does not extend the deadline.
             try? slow.send("a")
-            #expect(slow.waitForClose(timeout: .seconds(3)) == .fin)
+            #expect(await slow.waitForClose(timeout: .seconds(3)) == .fin)
             let elapsed = ContinuousClock.now - start
             #expect(elapsed >= .milliseconds(650))
             #expect(elapsed < .seconds(3))
@@ -31,8 +31,8 @@ struct TimeoutTests {
         configuration.idleTimeout = .milliseconds(300)
         try await withHTTPServer(configuration: configuration, responder: TestRoutes.responder()) { server in
             let client = try RawHTTPClient(server)
-            #expect(try client.get("/hello").status == 200)
-            #expect(client.waitForClose(timeout: .seconds(3)) == .fin)
+            #expect(try await client.get("/hello").status == 200)
+            #expect(await client.waitForClose(timeout: .seconds(3)) == .fin)
         }
     }
 
@@ -45,9 +45,9 @@ struct TimeoutTests {
             server in
             let client = try RawHTTPClient(server)
             try client.send("GET /stream HTTP/1.1\r\nHost: t\r\n\r\n")
-            #expect(client.waitForClose(timeout: .milliseconds(700)) == .stillOpen)
+            #expect(await client.waitForClose(timeout: .milliseconds(700)) == .stillOpen)
             streams.last?.finish()
-            #expect(try client.readResponse().text == "open\n")
+            #expect(try await client.readResponse().text == "open\n")
         }
     }
 
@@ -59,10 +59,10 @@ struct TimeoutTests {
                 try client.send("GET /hello HTTP/1.1\r\nHost: t\r\n\r\n")
                 idle.append(client)
             }
-            for client in idle { #expect(try client.readResponse().status == 200) }
+            for client in idle { #expect(try await client.readResponse().status == 200) }
             #expect(server.statistics.openConnections == 1000)
             let newcomer = try RawHTTPClient(server)
-            #expect(try newcomer.get("/hello").text == "hello")
+            #expect(try await newcomer.get("/hello").text == "hello")
             for client in idle { client.close() }
         }
     }

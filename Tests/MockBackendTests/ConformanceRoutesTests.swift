@@ -13,35 +13,31 @@ struct ConformanceRoutesTests {
     @Test func rawSendsExactBytesInTheGivenWriteSizes() async throws {
         try await withRunningServer { server in
             let client = try server.connect()
+            let sent = ContinuousClock.now
             // CR-only line ends and a split multi-byte character, in 3-byte writes 30 ms apart.
             try client.send(
                 "GET /conformance/sse/raw?body=data:%20%C3%A9t%C3%A9%0D%0D&chunk=3&chunkDelay=30 HTTP/1.1\r\nHost: t\r\n\r\n"
             )
-            try client.receive(untilContains: "\r\n\r\n")
+            try await client.receive(untilContains: "\r\n\r\n")
             let headEnd = RawHTTPClientTestsSupport.headEnd(client.buffer)
-            var arrivals: [Int] = []
-            var body: [UInt8] = Array(client.buffer[headEnd...])
-            if !body.isEmpty { arrivals.append(body.count) }
-            while body.count < 13, (try? client.receive(timeout: .seconds(1))) ?? 0 > 0 {
-                let added = client.buffer.count - headEnd - body.count
-                arrivals.append(added)
-                body = Array(client.buffer[headEnd...])
-            }
+            try await client.receive(atLeast: headEnd + 13, timeout: .seconds(5))
+            let body = Array(client.buffer[headEnd...])
             #expect(body == Array("data: été\r\r".utf8))
-            #expect(arrivals.count >= 3)
-            #expect(arrivals.allSatisfy { $0 <= 3 })
+            // Five writes (3, 3, 3, 3 and 1 bytes) with 30 ms between them: the last byte
+            // cannot arrive sooner than the four pauses allow, however late the reads are.
+            #expect(ContinuousClock.now - sent >= .milliseconds(120))
             #expect(events(body) == [ServerSentEvent(data: "été")])
-            let mime = try server.connect().get("/conformance/sse/raw?body=x&mime=text/plain")
+            let mime = try await server.connect().get("/conformance/sse/raw?body=x&mime=text/plain")
             #expect(mime.headers["Content-Type"] == "text/plain")
-            #expect(try server.connect().get("/conformance/sse/raw?chunk=-1").status == 400)
+            #expect(try await server.connect().get("/conformance/sse/raw?chunk=-1").status == 400)
         }
     }
 
     @Test func echoesTheLastEventID() async throws {
         try await withRunningServer { server in
-            let first = try server.connect().get("/conformance/sse/echo-last-event-id?id=abc")
+            let first = try await server.connect().get("/conformance/sse/echo-last-event-id?id=abc")
             #expect(events(first.body) == [ServerSentEvent(data: "none", id: "abc")])
-            let second = try server.connect().get(
+            let second = try await server.connect().get(
                 "/conformance/sse/echo-last-event-id", headers: "Last-Event-ID: abc\r\n")
             #expect(events(second.body).first?.data == "abc")
             #expect(second.text.contains("retry: 100"))
@@ -50,44 +46,46 @@ struct ConformanceRoutesTests {
 
     @Test func statusThenOK() async throws {
         try await withRunningServer { server in
-            let first = try server.connect().get("/conformance/sse/status-then-ok?status=503&key=k1")
+            let first = try await server.connect().get("/conformance/sse/status-then-ok?status=503&key=k1")
             #expect(first.status == 503)
             #expect(first.headers["Retry-After"] == "0")
-            let second = try server.connect().get("/conformance/sse/status-then-ok?status=503&key=k1&retry=250")
+            let second = try await server.connect().get("/conformance/sse/status-then-ok?status=503&key=k1&retry=250")
             #expect(second.status == 200)
             #expect(second.text.contains("retry: 250"))
             #expect(events(second.body) == [ServerSentEvent(data: "ok", id: "1")])
-            #expect(try server.connect().get("/conformance/sse/status-then-ok?status=99").status == 400)
+            #expect(try await server.connect().get("/conformance/sse/status-then-ok?status=99").status == 400)
         }
     }
 
     @Test func reconnectThen204() async throws {
         try await withRunningServer { server in
-            let first = try server.connect().get("/conformance/sse/reconnect-then-204")
+            let first = try await server.connect().get("/conformance/sse/reconnect-then-204")
             #expect(first.status == 200)
             #expect(events(first.body) == [ServerSentEvent(data: "first", id: "1")])
-            let again = try server.connect().get("/conformance/sse/reconnect-then-204", headers: "Last-Event-ID: 1\r\n")
+            let again = try await server.connect().get(
+                "/conformance/sse/reconnect-then-204", headers: "Last-Event-ID: 1\r\n")
             #expect(again.status == 204)
         }
     }
 
     @Test func redirects() async throws {
         try await withRunningServer { server in
-            let response = try server.connect().get("/conformance/sse/redirect?code=302")
+            let response = try await server.connect().get("/conformance/sse/redirect?code=302")
             #expect(response.status == 302)
             #expect(response.headers["Location"] == "/conformance/sse/echo-last-event-id")
-            let custom = try server.connect().get("/conformance/sse/redirect?to=/sse/channels/x")
+            let custom = try await server.connect().get("/conformance/sse/redirect?to=/sse/channels/x")
             #expect(custom.status == 307)
             #expect(custom.headers["Location"] == "/sse/channels/x")
-            #expect(try server.connect().get("/conformance/sse/redirect?code=304").status == 400)
-            #expect(try server.connect().get("/conformance/sse/redirect?to=https://elsewhere.example").status == 400)
-            #expect(try server.connect().get("/conformance/sse/redirect?to=//elsewhere.example").status == 400)
+            #expect(try await server.connect().get("/conformance/sse/redirect?code=304").status == 400)
+            #expect(
+                try await server.connect().get("/conformance/sse/redirect?to=https://elsewhere.example").status == 400)
+            #expect(try await server.connect().get("/conformance/sse/redirect?to=//elsewhere.example").status == 400)
         }
     }
 
     @Test func reportsTheHeadersTheClientSent() async throws {
         try await withRunningServer { server in
-            let response = try server.connect().get(
+            let response = try await server.connect().get(
                 "/conformance/sse/headers", headers: "Accept: text/event-stream\r\nLast-Event-ID: 7\r\n")
             let event = try #require(events(response.body).first)
             #expect(event.type == "headers")

@@ -8,7 +8,7 @@ import Testing
 struct HealthAndDocumentTests {
     @Test func healthIsOK() async throws {
         try await withRunningServer { server in
-            let response = try server.connect().get("/health")
+            let response = try await server.connect().get("/health")
             #expect(response.status == 200)
             #expect(response.headers["Content-Type"] == "application/json; charset=utf-8")
             let body = try JSONSerialization.jsonObject(with: Data(response.body)) as? [String: Any]
@@ -18,7 +18,7 @@ struct HealthAndDocumentTests {
 
     @Test func adminHealthReportsVersionAndUptime() async throws {
         try await withRunningServer { server in
-            let response = try server.connect().get("/__admin/health")
+            let response = try await server.connect().get("/__admin/health")
             #expect(response.status == 200)
             let body = try #require(try JSONSerialization.jsonObject(with: Data(response.body)) as? [String: Any])
             #expect(body["status"] as? String == "ok")
@@ -29,7 +29,7 @@ struct HealthAndDocumentTests {
 
     @Test func servesTheOpenAPIDocumentFromDisk() async throws {
         try await withRunningServer { server in
-            let response = try server.connect().get("/openapi.yaml")
+            let response = try await server.connect().get("/openapi.yaml")
             #expect(response.status == 200)
             #expect(response.headers["Content-Type"] == "application/yaml")
             let onDisk = try String(contentsOfFile: PackageRoot.path + "/openapi/openapi.yaml", encoding: .utf8)
@@ -42,7 +42,7 @@ struct HealthAndDocumentTests {
         var configuration = MockBackendConfiguration.forTesting()
         configuration.openAPIDocument = "/nonexistent/openapi.yaml"
         try await withRunningServer(configuration) { server in
-            let response = try server.connect().get("/openapi.yaml")
+            let response = try await server.connect().get("/openapi.yaml")
             #expect(response.status == 404)
             #expect(response.text.contains("OPENAPI_NOT_FOUND"))
         }
@@ -50,7 +50,7 @@ struct HealthAndDocumentTests {
 
     @Test func servesTheDashboardAtRoot() async throws {
         try await withRunningServer { server in
-            let response = try server.connect().get("/")
+            let response = try await server.connect().get("/")
             #expect(response.status == 200)
             #expect(response.headers["Content-Type"] == "text/html; charset=utf-8")
             #expect(response.text.contains("<title>mockbackend</title>"))
@@ -90,13 +90,13 @@ struct HealthAndDocumentTests {
         await #expect(throws: Expected.self) {
             try await withRunningServer { server in
                 let client = try server.connect()
-                #expect(try client.get("/health").status == 200)
+                #expect(try await client.get("/health").status == 200)
                 connection.withLock { $0 = client }
                 throw Expected()
             }
         }
         // The server that held the connection is gone, so the connection has ended.
         let client = try #require(connection.current)
-        #expect(client.waitForClose(timeout: .seconds(2)) == .fin)
+        #expect(await client.waitForClose(timeout: .seconds(2)) == .fin)
     }
 }

@@ -6,17 +6,17 @@ import ServerSentEvents
 import Testing
 
 /// Opens a stream with a raw client and returns it once the head has arrived.
-private func openStream(_ server: RunningServer, _ target: String, headers: String = "") throws -> RawHTTPClient {
+private func openStream(_ server: RunningServer, _ target: String, headers: String = "") async throws -> RawHTTPClient {
     let client = try server.connect()
     try client.send("GET \(target) HTTP/1.1\r\nHost: t\r\n\(headers)\r\n")
-    try client.receive(untilContains: "\r\n\r\n")
+    try await client.receive(untilContains: "\r\n\r\n")
     return client
 }
 
-private func post(_ server: RunningServer, _ path: String, _ body: String) throws -> RawResponse {
+private func post(_ server: RunningServer, _ path: String, _ body: String) async throws -> RawResponse {
     let client = try server.connect()
     try client.send("POST \(path) HTTP/1.1\r\nHost: t\r\nContent-Length: \(body.utf8.count)\r\n\r\n\(body)")
-    return try client.readResponse()
+    return try await client.readResponse()
 }
 
 private func text(_ client: RawHTTPClient) -> String { String(decoding: client.buffer, as: UTF8.self) }
@@ -25,7 +25,7 @@ private func text(_ client: RawHTTPClient) -> String { String(decoding: client.b
 struct StreamRoutesTests {
     @Test func flushesHeadersAtOnceOnAQuietStream() async throws {
         try await withRunningServer { server in
-            let client = try openStream(server, "/sse/channels/quiet")
+            let client = try await openStream(server, "/sse/channels/quiet")
             let head = text(client)
             #expect(head.hasPrefix("HTTP/1.1 200 OK"))
             #expect(head.contains("Content-Type: text/event-stream; charset=utf-8"))
@@ -39,19 +39,19 @@ struct StreamRoutesTests {
         var configuration = MockBackendConfiguration.forTesting()
         configuration.heartbeatInterval = .milliseconds(100)
         try await withRunningServer(configuration) { server in
-            let client = try openStream(server, "/sse/channels/beat")
-            try client.receive(untilContains: ": keep-alive\n\n", timeout: .seconds(2))
+            let client = try await openStream(server, "/sse/channels/beat")
+            try await client.receive(untilContains: ": keep-alive\n\n", timeout: .seconds(2))
         }
     }
 
     @Test func sendsAPaddingPreludeOfTheRequestedSize() async throws {
         try await withRunningServer { server in
-            let client = try openStream(server, "/sse/channels/padded?padding=2048")
-            try client.receive(untilContains: "  \n\n")
+            let client = try await openStream(server, "/sse/channels/padded?padding=2048")
+            try await client.receive(untilContains: "  \n\n")
             let body = text(client).components(separatedBy: "\r\n\r\n")[1]
             // One chunk: "800\r\n" + 2048 bytes.
             #expect(body.hasPrefix("800\r\n:"))
-            let bad = try server.connect().get("/sse/channels/padded?padding=lots")
+            let bad = try await server.connect().get("/sse/channels/padded?padding=lots")
             #expect(bad.status == 400)
             #expect(bad.text.contains("INVALID_PADDING"))
         }
@@ -61,12 +61,12 @@ struct StreamRoutesTests {
         try await withRunningServer { server in
             let stream = server.app.streams.stream(named: "channels/replay")
             for index in 1...4 { stream.publish(ServerSentEvent(data: "e\(index)")) }
-            let byHeader = try openStream(server, "/sse/channels/replay", headers: "Last-Event-ID: 2\r\n")
-            try byHeader.receive(untilContains: "data: e4")
+            let byHeader = try await openStream(server, "/sse/channels/replay", headers: "Last-Event-ID: 2\r\n")
+            try await byHeader.receive(untilContains: "data: e4")
             #expect(!text(byHeader).contains("data: e2"))
             #expect(text(byHeader).contains("data: e3"))
-            let byQuery = try openStream(server, "/sse/channels/replay?lastEventId=3")
-            try byQuery.receive(untilContains: "data: e4")
+            let byQuery = try await openStream(server, "/sse/channels/replay?lastEventId=3")
+            try await byQuery.receive(untilContains: "data: e4")
             #expect(!text(byQuery).contains("data: e3"))
         }
     }
@@ -75,8 +75,8 @@ struct StreamRoutesTests {
         try await withRunningServer { server in
             let stream = server.app.streams.stream(named: "channels/short", settings: .init(retention: 3))
             for index in 1...10 { stream.publish(ServerSentEvent(data: "e\(index)")) }
-            let client = try openStream(server, "/sse/channels/short", headers: "Last-Event-ID: 2\r\n")
-            try client.receive(untilContains: "data: e10")
+            let client = try await openStream(server, "/sse/channels/short", headers: "Last-Event-ID: 2\r\n")
+            try await client.receive(untilContains: "data: e10")
             let body = text(client)
             #expect(
                 body.contains(
@@ -90,8 +90,8 @@ struct StreamRoutesTests {
         try await withRunningServer { server in
             let stream = server.app.streams.stream(named: "channels/unknown")
             stream.publish(ServerSentEvent(data: "first"))
-            let client = try openStream(server, "/sse/channels/unknown", headers: "Last-Event-ID: 999\r\n")
-            try client.receive(untilContains: "data: first")
+            let client = try await openStream(server, "/sse/channels/unknown", headers: "Last-Event-ID: 999\r\n")
+            try await client.receive(untilContains: "data: first")
             #expect(
                 text(client).contains(": Last-Event-ID 999 was never issued by this stream; replaying from the start"))
         }
@@ -102,14 +102,14 @@ struct StreamRoutesTests {
             let stream = server.app.streams.stream(named: "channels/done")
             stream.publish(ServerSentEvent(data: "a"))
             stream.publish(ServerSentEvent(data: "b"))
-            let open = try openStream(server, "/sse/channels/done")
+            let open = try await openStream(server, "/sse/channels/done")
             stream.finish()
             // An open subscriber gets a clean end.
-            let response = try open.readResponse()
+            let response = try await open.readResponse()
             #expect(response.text.contains("data: b"))
-            let caughtUp = try server.connect().get("/sse/channels/done", headers: "Last-Event-ID: 2\r\n")
+            let caughtUp = try await server.connect().get("/sse/channels/done", headers: "Last-Event-ID: 2\r\n")
             #expect(caughtUp.status == 204)
-            let behind = try server.connect().get("/sse/channels/done", headers: "Last-Event-ID: 1\r\n")
+            let behind = try await server.connect().get("/sse/channels/done", headers: "Last-Event-ID: 1\r\n")
             #expect(behind.status == 200)
             #expect(behind.text.contains("data: b"))
             #expect(!behind.text.contains("data: a"))
@@ -118,18 +118,20 @@ struct StreamRoutesTests {
 
     @Test func broadcastReachesEverySubscriberInOrder() async throws {
         try await withRunningServer { server in
-            let clients = try (0..<20).map { _ in try openStream(server, "/sse/channels/fanout") }
+            var clients: [RawHTTPClient] = []
+            for _ in 0..<20 { clients.append(try await openStream(server, "/sse/channels/fanout")) }
             #expect(
                 await eventually {
                     server.app.streams.existingStream(named: "channels/fanout")?.snapshot.subscribers.count == 20
                 })
             for index in 1...5 {
                 #expect(
-                    try post(server, "/__admin/streams/channels/fanout/events", #"{"data":"n\#(index)"}"#).status == 200
+                    try await post(server, "/__admin/streams/channels/fanout/events", #"{"data":"n\#(index)"}"#).status
+                        == 200
                 )
             }
             for client in clients {
-                try client.receive(untilContains: "data: n5")
+                try await client.receive(untilContains: "data: n5")
                 var parser = SSEParser()
                 let data = parser.feed(client.streamedBody).compactMap { output -> String? in
                     if case .event(let event) = output { event.data } else { nil }
@@ -141,16 +143,16 @@ struct StreamRoutesTests {
 
     @Test func adminListsStreamsAndConnections() async throws {
         try await withRunningServer { server in
-            let client = try openStream(server, "/sse/channels/listed", headers: "X-Client-Id: lister\r\n")
+            let client = try await openStream(server, "/sse/channels/listed", headers: "X-Client-Id: lister\r\n")
             _ = client
             #expect(
                 await eventually {
                     server.app.streams.existingStream(named: "channels/listed")?.snapshot.subscribers.count == 1
                 })
-            let list = try server.connect().get("/__admin/streams")
+            let list = try await server.connect().get("/__admin/streams")
             let streams = try JSONDecoder().decode([EventStreamSnapshot].self, from: Data(list.body))
             #expect(streams.first { $0.name == "channels/listed" }?.subscribers.count == 1)
-            let connections = try server.connect().get("/__admin/streams/connections?stream=channels/listed")
+            let connections = try await server.connect().get("/__admin/streams/connections?stream=channels/listed")
             let records = try JSONDecoder().decode([StreamConnectionSnapshot].self, from: Data(connections.body))
             #expect(records.count == 1)
             #expect(records[0].client == "lister")
@@ -161,26 +163,26 @@ struct StreamRoutesTests {
 
     @Test func adminPushToOneConnectionAndDisconnect() async throws {
         try await withRunningServer { server in
-            let first = try openStream(server, "/sse/channels/target")
-            let second = try openStream(server, "/sse/channels/target")
+            let first = try await openStream(server, "/sse/channels/target")
+            let second = try await openStream(server, "/sse/channels/target")
             let stream = try #require(server.app.streams.existingStream(named: "channels/target"))
             #expect(await eventually { stream.snapshot.subscribers.count == 2 })
             let target = stream.snapshot.subscribers[0].connection
-            let pushed = try post(
+            let pushed = try await post(
                 server, "/__admin/streams/channels/target/events", #"{"data":"only you","connection":\#(target)}"#)
             #expect(pushed.status == 200)
-            try first.receive(untilContains: "only you")
+            try await first.receive(untilContains: "only you")
             #expect(!text(second).contains("only you"))
-            let missing = try post(
+            let missing = try await post(
                 server, "/__admin/streams/channels/target/events", #"{"data":"x","connection":999999}"#)
             #expect(missing.status == 404)
             #expect(missing.text.contains("CONNECTION_NOT_FOUND"))
 
-            let dropped = try post(server, "/__admin/streams/channels/target/disconnect", #"{"reset":true}"#)
+            let dropped = try await post(server, "/__admin/streams/channels/target/disconnect", #"{"reset":true}"#)
             #expect(dropped.status == 200)
             #expect(dropped.text.contains(#""disconnected":2"#))
-            #expect(first.waitForClose() == .reset)
-            #expect(second.waitForClose() == .reset)
+            #expect(await first.waitForClose() == .reset)
+            #expect(await second.waitForClose() == .reset)
         }
     }
 
@@ -197,7 +199,7 @@ struct StreamRoutesTests {
         ])
     func refusesBadPushes(_ body: String, mentions: String) async throws {
         try await withRunningServer { server in
-            let response = try post(server, "/__admin/streams/channels/bad/events", body)
+            let response = try await post(server, "/__admin/streams/channels/bad/events", body)
             #expect(response.status == 400)
             #expect(response.headers["Content-Type"] == "application/problem+json")
             #expect(response.text.contains("INVALID_BODY"))
@@ -207,10 +209,10 @@ struct StreamRoutesTests {
 
     @Test func unknownStreamIs404() async throws {
         try await withRunningServer { server in
-            let response = try post(server, "/__admin/streams/imports/nope/events", #"{"data":"x"}"#)
+            let response = try await post(server, "/__admin/streams/imports/nope/events", #"{"data":"x"}"#)
             #expect(response.status == 404)
             #expect(response.text.contains("STREAM_NOT_FOUND"))
-            let disconnect = try post(server, "/__admin/streams/nope/disconnect", "")
+            let disconnect = try await post(server, "/__admin/streams/nope/disconnect", "")
             #expect(disconnect.status == 404)
         }
     }

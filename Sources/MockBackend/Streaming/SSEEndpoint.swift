@@ -19,13 +19,19 @@ public struct SSEEndpoint: Sendable {
         "X-Accel-Buffering": "no",
     ]
 
-    public func response(for request: HTTPRequest, stream: EventStream) throws -> HTTPResponse {
+    /// - Parameter onSubscribe: runs with the connection's writer just before it joins the
+    ///   stream, for APIs that track their streams (the player API ends a session's streams).
+    public func response(
+        for request: HTTPRequest, stream: EventStream,
+        onSubscribe: (@Sendable (ResponseBodyWriter) -> Void)? = nil
+    ) throws -> HTTPResponse {
         let lastEventID = Self.lastEventID(of: request)
         let padding = try Self.padding(of: request) ?? self.padding
         if stream.hasNothingAfter(lastEventID) {
             return HTTPResponse(status: 204, headers: ["Cache-Control": "no-cache"])
         }
         return .stream(headers: Self.headers) { writer in
+            onSubscribe?(writer)
             stream.attach(writer, request: request, lastEventID: lastEventID, padding: padding)
         }
     }

@@ -138,11 +138,3 @@ extension Double {
         return (self * factor).rounded() / factor
     }
 }
-
-/// ISO 8601 UTC with milliseconds, the format of every time field.
-public enum Timestamp {
-    public static func iso8601(_ date: Date) -> String {
-        date.formatted(
-            .iso8601.year().month().day().time(includingFractionalSeconds: true).timeZone(separator: .omitted))
-    }
-}

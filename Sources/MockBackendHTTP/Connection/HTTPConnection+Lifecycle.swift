@@ -70,7 +70,7 @@ extension HTTPConnection {
                 shuttingDown ? min(configuration.lingerTimeout, .milliseconds(200)) : configuration.lingerTimeout
             }
         if let timeout {
-            deadlineTimer.schedule(deadline: .now() + Self.dispatchInterval(timeout))
+            deadlineTimer.schedule(deadline: .now() + DispatchDuration.interval(timeout))
         } else {
             deadlineTimer.schedule(deadline: .distantFuture)
         }
@@ -116,10 +116,5 @@ extension HTTPConnection {
         }
         current?.keepAlive = false
         if flight.producing { endStream(reason: .serverStopping) }
-    }
-
-    static func dispatchInterval(_ duration: Duration) -> DispatchTimeInterval {
-        let (seconds, attoseconds) = duration.components
-        return .nanoseconds(Int(seconds) * 1_000_000_000 + Int(attoseconds / 1_000_000_000))
     }
 }

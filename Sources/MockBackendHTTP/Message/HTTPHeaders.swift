@@ -80,7 +80,7 @@ public struct HTTPHeaders: Sendable, Equatable, Sequence, ExpressibleByDictionar
 
 extension StringProtocol {
     /// The string without leading and trailing spaces and horizontal tabs (HTTP's OWS).
-    func trimmingSpaces() -> Substring {
+    public func trimmingSpaces() -> Substring {
         var slice = Substring(self)
         while let first = slice.first, first == " " || first == "\t" { slice.removeFirst() }
         while let last = slice.last, last == " " || last == "\t" { slice.removeLast() }

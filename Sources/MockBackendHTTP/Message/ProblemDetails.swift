@@ -2,7 +2,7 @@
 ///
 /// Throw it from a handler to answer with it. `code` is the stable UPPER_SNAKE string
 /// clients and tests match on; `title` and `detail` are for people.
-public struct ProblemDetails: Error, Sendable, Equatable, Codable {
+public struct ProblemDetails: HTTPResponseError, Equatable, Codable {
     public var type: String
     public var title: String
     public var status: Int
@@ -30,4 +30,9 @@ public struct ProblemDetails: Error, Sendable, Equatable, Codable {
         let bytes = (try? JSONCoding.encoder.encode(self)).map(Array.init) ?? Array(#"{"status":500}"#.utf8)
         return HTTPResponse(status: status, headers: ["Content-Type": MediaType.problemJSON], body: .bytes(bytes))
     }
+}
+
+/// An error that knows the response it becomes; handlers throw it to answer with it.
+public protocol HTTPResponseError: Error, Sendable {
+    var response: HTTPResponse { get }
 }

@@ -22,8 +22,8 @@ public struct RoutingResponder: HTTPResponder {
     public func respond(to request: HTTPRequest) -> HTTPResponse {
         do {
             return try handle(request, from: 0)
-        } catch let problem as ProblemDetails {
-            return problem.response
+        } catch let error as any HTTPResponseError {
+            return error.response
         } catch {
             logger.error("handler failed", metadata: ["target": "\(request.target)", "error": "\(error)"])
             return ProblemDetails(status: 500, code: "INTERNAL_ERROR", detail: "The handler failed: \(error)").response

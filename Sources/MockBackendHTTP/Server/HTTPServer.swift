@@ -98,7 +98,7 @@ public final class HTTPServer: Sendable {
                 resumeOnce()
                 return
             }
-            acceptQueue.asyncAfter(deadline: .now() + HTTPConnection.dispatchInterval(gracePeriod)) { [self] in
+            acceptQueue.asyncAfter(deadline: .now() + DispatchDuration.interval(gracePeriod)) { [self] in
                 let remaining = registry.withLock { Array($0.connections.values) }
                 for connection in remaining {
                     connection.queue.async { connection.close(reason: .serverStopping) }

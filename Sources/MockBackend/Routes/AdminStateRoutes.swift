@@ -1,0 +1,58 @@
+import Foundation
+import MockBackendHTTP
+
+/// `GET /__admin/state`, `POST /__admin/reset`, and the request journal.
+struct AdminStateRoutes {
+    let player: PlayerService
+    let streams: EventStreamRegistry
+    let journal: RequestJournal
+    let scenario: Scenario
+
+    struct State: Encodable {
+        var users: [UserSnapshot]
+        var sessions: [SessionSnapshot]
+        var streams: [EventStreamSnapshot]
+        var requestCount: Int
+    }
+
+    func register(on router: inout Router) {
+        let (player, streams, journal, scenario) = (player, streams, journal, scenario)
+        router.get("/__admin/state") { _ in
+            try .json(
+                State(
+                    users: player.accounts.users.map(UserSnapshot.init),
+                    sessions: player.accounts.sessions.map(SessionSnapshot.init), streams: streams.all.map(\.snapshot),
+                    requestCount: journal.count(matching: RequestMatcher())))
+        }
+        router.post("/__admin/reset") { _ in
+            player.reset(users: scenario.users)
+            streams.removeAll()
+            journal.clear()
+            return .json(bytes: Array(#"{"reset":true}"#.utf8))
+        }
+        router.get("/__admin/requests") { request in
+            var matcher = RequestMatcher(method: request.queryValue("method"), path: request.queryValue("path"))
+            matcher = try matcher.validated()
+            let since = try request.queryValue("since").map { text -> Date in
+                guard let date = Timestamp.parse(text) else {
+                    throw ProblemDetails.badRequest(
+                        "since must be an ISO 8601 time such as 2026-11-22T10:00:00Z.", code: "INVALID_QUERY")
+                }
+                return date
+            }
+            var limit = 100
+            if let text = request.queryValue("limit") {
+                guard let value = Int(text), (1...5000).contains(value) else {
+                    throw ProblemDetails.badRequest("limit must be from 1 to 5000.", code: "INVALID_QUERY")
+                }
+                limit = value
+            }
+            return try .json(journal.entries(matching: matcher, since: since, limit: limit))
+        }
+        router.post("/__admin/requests/count") { request in
+            let matcher = try RequestBody.decode(RequestMatcher.self, from: request).validated()
+            return try .json(["count": journal.count(matching: matcher)])
+        }
+        router.delete("/__admin/requests") { _ in try .json(["cleared": journal.clear()]) }
+    }
+}

@@ -1,0 +1,118 @@
+import Foundation
+import MockBackendAPI
+import MockBackendHTTP
+
+/// Users and their sessions: one store every API reads, so an expiry acts everywhere.
+///
+/// Invariant: every read and change happens under one lock; callers get copies.
+public final class AccountStore: Sendable {
+    /// What a session token is worth for a request.
+    public enum SessionCheck: Sendable, Equatable {
+        case valid(PlayerSession, UserAccount)
+        /// No token was sent.
+        case missing
+        /// The token names no session.
+        case unknown
+        /// The session has ended (expired, terminated, logged out).
+        case ended(PlayerSession)
+        /// The session is another user's.
+        case otherUser(PlayerSession)
+    }
+
+    private struct State {
+        var users: [Int: UserAccount] = [:]
+        var sessions: [String: PlayerSession] = [:]
+    }
+
+    private let state = LockedValue(State())
+
+    public init(users: [UserAccount]) {
+        replaceAll(with: users)
+    }
+
+    /// Forgets every session and puts the users back as given.
+    public func replaceAll(with users: [UserAccount]) {
+        state.withLock { state in
+            state = State(users: Dictionary(users.map { ($0.userId, $0) }, uniquingKeysWith: { $1 }))
+        }
+    }
+
+    public var users: [UserAccount] { state.withLock { $0.users.values.sorted { $0.userId < $1.userId } } }
+
+    public var sessions: [PlayerSession] {
+        state.withLock { $0.sessions.values.sorted { $0.createdAt < $1.createdAt } }
+    }
+
+    public func user(_ userId: Int) -> UserAccount? { state.withLock { $0.users[userId] } }
+
+    public func session(_ sessionId: String) -> PlayerSession? { state.withLock { $0.sessions[sessionId] } }
+
+    /// A new session for matching credentials; `login` is a username or an email.
+    public func login(_ login: String, password: String) -> PlayerSession? {
+        state.withLock { state in
+            guard
+                let user = state.users.values.first(where: {
+                    ($0.username == login || $0.email.lowercased() == login.lowercased()) && $0.password == password
+                })
+            else { return nil }
+            let session = PlayerSession(
+                sessionId: SecureToken.uuid(), id: SecureToken.uuid(), userId: user.userId, createdAt: .now,
+                loginTime: Timestamp.iso8601(Date()), state: .active)
+            state.sessions[session.sessionId] = session
+            return session
+        }
+    }
+
+    /// Checks a token, and with `userId` that the session is that user's.
+    public func check(sessionId: String?, userId: Int? = nil) -> SessionCheck {
+        guard let sessionId, !sessionId.isEmpty else { return .missing }
+        return state.withLock { state in
+            guard let session = state.sessions[sessionId] else { return .unknown }
+            guard session.state == .active else { return .ended(session) }
+            if let userId, userId != session.userId { return .otherUser(session) }
+            guard let user = state.users[session.userId] else { return .unknown }
+            return .valid(session, user)
+        }
+    }
+
+    /// Ends an active session; nil if there is no such session or it had already ended.
+    public func end(_ sessionId: String, as newState: PlayerSession.State) -> PlayerSession? {
+        state.withLock { state in
+            guard var session = state.sessions[sessionId], session.state == .active else { return nil }
+            session.state = newState
+            state.sessions[sessionId] = session
+            return session
+        }
+    }
+
+    /// The active sessions of a user.
+    public func activeSessions(of userId: Int) -> [PlayerSession] {
+        state.withLock { state in state.sessions.values.filter { $0.userId == userId && $0.state == .active } }
+    }
+
+    /// Adds a user; nil if the id, username or email is taken.
+    public func add(_ user: UserAccount) -> UserAccount? {
+        state.withLock { state in
+            let taken = state.users.values.contains {
+                $0.userId == user.userId || $0.username == user.username
+                    || $0.email.lowercased() == user.email.lowercased()
+            }
+            guard !taken else { return nil }
+            state.users[user.userId] = user
+            return user
+        }
+    }
+
+    /// The next free user id after the highest.
+    public var nextUserId: Int { state.withLock { ($0.users.keys.max() ?? 7_000_000) + 1 } }
+
+    /// Changes a user under the lock; nil if there is no such user. `change` may throw to refuse.
+    public func update<Result>(_ userId: Int, _ change: (inout UserAccount) throws -> Result) rethrows -> Result? {
+        try state.withLock { state in
+            guard var user = state.users[userId] else { return nil }
+            let result = try change(&user)
+            state.users[userId] = user
+            return result
+        }
+    }
+}

@@ -1,0 +1,132 @@
+/// The envelope of every user-info stream frame: `{"type","body"}`.
+public struct UserInfoEnvelope<Body: Codable & Sendable>: Codable, Sendable {
+    public var type: String
+    public var body: Body
+
+    public init(type: String, body: Body) {
+        self.type = type
+        self.body = body
+    }
+}
+
+/// The message types of the user-info stream.
+public enum UserInfoMessageType {
+    public static let balanceUpdate = "BALANCE_UPDATE"
+    public static let balanceUpdateV2 = "BALANCE_UPDATE_V2"
+    public static let sessionExpiration = "SESSION_EXPIRATION"
+    public static let sessionTerminated = "SESSION_TERMINATED"
+}
+
+/// `BALANCE_UPDATE` and `BALANCE_UPDATE_V2` share this body and, for one posting, its
+/// `postingId`. `userId` is a string here.
+public struct BalanceUpdateBody: Codable, Sendable, Equatable {
+    public struct Change: Codable, Sendable, Equatable {
+        public var affectedAmount: Double
+        public var afterAmount: Double
+        public var affectedAmountCurrency: String
+        public var afterAmountCurrency: String
+        public var productType: String
+        public var walletAccountType: String
+
+        public init(affectedAmount: Double, afterAmount: Double, currency: String, productType: String) {
+            self.affectedAmount = affectedAmount
+            self.afterAmount = afterAmount
+            affectedAmountCurrency = currency
+            afterAmountCurrency = currency
+            self.productType = productType
+            walletAccountType = "Ordinary"
+        }
+    }
+
+    public var userId: String
+    public var domainId: Int
+    public var streamingDate: String
+    public var source: String
+    public var currency: String
+    /// 0 debit, 1 credit, 2 reserve, 3 release.
+    public var operationType: Int
+    public var postingId: String
+    /// `Real`, and `Bonus` only when the bonus wallet changed.
+    public var balanceChange: [String: Change]
+
+    public init(
+        userId: String, domainId: Int, streamingDate: String, source: String, currency: String, operationType: Int,
+        postingId: String, balanceChange: [String: Change]
+    ) {
+        self.userId = userId
+        self.domainId = domainId
+        self.streamingDate = streamingDate
+        self.source = source
+        self.currency = currency
+        self.operationType = operationType
+        self.postingId = postingId
+        self.balanceChange = balanceChange
+    }
+}
+
+/// `SESSION_EXPIRATION`: the server ends the stream after it.
+public struct SessionExpirationBody: Codable, Sendable, Equatable {
+    public var userId: String
+    public var sessionId: String
+    /// `Expired` (1), `Logout` (2) or `Kicked` (3).
+    public var exitReason: String
+    public var exitReasonCode: Int
+    public var loginTime: String?
+    public var logoutTime: String?
+    public var sourceName: String
+
+    public init(userId: String, sessionId: String, exitReason: String, exitReasonCode: Int) {
+        self.userId = userId
+        self.sessionId = sessionId
+        self.exitReason = exitReason
+        self.exitReasonCode = exitReasonCode
+        loginTime = nil
+        logoutTime = nil
+        sourceName = "NWA"
+    }
+
+    /// `loginTime` and `logoutTime` are sent as explicit nulls, as the real backend does.
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(userId, forKey: .userId)
+        try container.encode(sessionId, forKey: .sessionId)
+        try container.encode(exitReason, forKey: .exitReason)
+        try container.encode(exitReasonCode, forKey: .exitReasonCode)
+        try container.encode(loginTime, forKey: .loginTime)
+        try container.encode(logoutTime, forKey: .logoutTime)
+        try container.encode(sourceName, forKey: .sourceName)
+    }
+}
+
+/// `SESSION_TERMINATED`: the session was logged out elsewhere.
+public struct SessionTerminatedBody: Codable, Sendable, Equatable {
+    public var userId: String
+    public var sessionId: String
+    public var reason: String
+
+    public init(userId: String, sessionId: String, reason: String) {
+        self.userId = userId
+        self.sessionId = sessionId
+        self.reason = reason
+    }
+}
+
+/// Why a session ended, with the code the stream sends.
+public enum SessionExitReason: String, Codable, Sendable, CaseIterable {
+    case expired = "Expired"
+    case logout = "Logout"
+    case kicked = "Kicked"
+
+    public var code: Int {
+        switch self {
+        case .expired: 1
+        case .logout: 2
+        case .kicked: 3
+        }
+    }
+
+    public init?(code: Int) {
+        guard let reason = Self.allCases.first(where: { $0.code == code }) else { return nil }
+        self = reason
+    }
+}
