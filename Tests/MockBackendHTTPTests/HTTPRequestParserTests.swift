@@ -1,3 +1,5 @@
+import Foundation
+import MockBackendTesting
 import Testing
 
 @testable import MockBackendHTTP
@@ -198,5 +200,42 @@ struct HTTPRequestParserTests {
         #expect(parser.isReadingBody)
         _ = parser.feed(Array("cd".utf8))
         #expect(!parser.hasPartialRequest)
+    }
+}
+
+/// Inputs the fuzzer found (fuzz/regressions/) and its seeds, replayed with the fuzzer's
+/// small limits: each must give the same events however it is split.
+@Suite("HTTPRequestParser fuzz regressions")
+struct HTTPRequestParserRegressionTests {
+    static let limits: HTTPParserLimits = {
+        var limits = HTTPParserLimits()
+        limits.maxTargetLength = 64
+        limits.maxHeaderBytes = 256
+        limits.maxHeaderCount = 8
+        limits.maxBodyBytes = 64 * 1024
+        limits.maxChunkLineLength = 32
+        return limits
+    }()
+
+    static let inputs: [String] = ["fuzz/regressions", "fuzz/seeds"].flatMap { folder -> [String] in
+        let directory = PackageRoot.path + "/" + folder
+        let names = (try? FileManager.default.contentsOfDirectory(atPath: directory)) ?? []
+        return names.sorted().map { "\(folder)/\($0)" }
+    }
+
+    @Test("splitting never changes the events", arguments: inputs)
+    func splitInvariance(_ path: String) throws {
+        let input = Array(try Data(contentsOf: URL(fileURLWithPath: PackageRoot.path + "/" + path)))
+        let whole = events(input, limits: Self.limits)
+        if input.count <= 4096 {
+            #expect(events(input, cuts: Array(0..<input.count), limits: Self.limits) == whole, "byte by byte")
+        }
+        for index in 0...input.count {
+            #expect(events(input, cuts: [index], limits: Self.limits) == whole, "split at \(index)")
+        }
+    }
+
+    @Test func thereAreRegressionsToReplay() {
+        #expect(Self.inputs.contains { $0.hasPrefix("fuzz/regressions/") })
     }
 }

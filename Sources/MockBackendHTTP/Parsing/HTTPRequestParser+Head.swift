@@ -32,15 +32,16 @@ extension HTTPRequestParser {
         }
         scanOffset = max(scanOffset, consumed)
         guard let end = findEndOfHead() else {
+            // The same limits as for a whole head, checked early so a client cannot make
+            // the server hold an endless head. Both checks depend only on bytes of this
+            // head, so they agree with the checks on a whole head however it was split.
             let pendingBytes = buffer.count - consumed
-            if pendingBytes > requestLineLimit {
-                if buffer[consumed..<(consumed + requestLineLimit)].firstIndex(of: lf) == nil {
-                    return .failure(.uriTooLong(limits.maxTargetLength))
-                }
-                if pendingBytes > requestLineLimit + limits.maxHeaderBytes {
-                    return .failure(
-                        .headersTooLarge("The header section is larger than \(limits.maxHeaderBytes) bytes."))
-                }
+            let lineWindow = buffer[consumed..<min(buffer.count, consumed + requestLineLimit + 1)]
+            guard let requestLineEnd = lineWindow.firstIndex(of: lf) else {
+                return pendingBytes > requestLineLimit ? .failure(.uriTooLong(limits.maxTargetLength)) : nil
+            }
+            if buffer.count - (requestLineEnd + 1) > limits.maxHeaderBytes {
+                return .failure(.headersTooLarge("The header section is larger than \(limits.maxHeaderBytes) bytes."))
             }
             return nil
         }
@@ -88,6 +89,13 @@ extension HTTPRequestParser {
         guard let requestLine = lines.first else {
             return .failure(.malformedRequestLine("The request line is missing."))
         }
+        // Size limits first, in the order the partial-head checks apply them.
+        if requestLine.count > requestLineLimit - (head[requestLine.endIndex] == cr ? 1 : 0) {
+            return .failure(.uriTooLong(limits.maxTargetLength))
+        }
+        if let requestLineEnd = head.firstIndex(of: lf), head.endIndex - (requestLineEnd + 1) > limits.maxHeaderBytes {
+            return .failure(.headersTooLarge("The header section is larger than \(limits.maxHeaderBytes) bytes."))
+        }
         if requestLine.contains(cr) { return .failure(.malformedRequestLine("The request line contains a bare CR.")) }
         let start: RequestLine
         switch RequestLine.parse(requestLine, limits: limits) {
@@ -96,12 +104,7 @@ extension HTTPRequestParser {
         }
 
         var headers = HTTPHeaders()
-        var fieldBytes = 0
         for line in lines.dropFirst() {
-            fieldBytes += line.count + 2
-            if fieldBytes > limits.maxHeaderBytes {
-                return .failure(.headersTooLarge("The header section is larger than \(limits.maxHeaderBytes) bytes."))
-            }
             if headers.count >= limits.maxHeaderCount {
                 return .failure(.headersTooLarge("More than \(limits.maxHeaderCount) header fields."))
             }

@@ -101,22 +101,22 @@ public struct HTTPRequestParser: Sendable {
                 }
                 return finishRequest()
             case .chunkSize:
-                guard let line = nextLine(from: &consumed, limit: limits.maxChunkLineLength) else {
-                    if buffer.count - consumed > limits.maxChunkLineLength {
-                        return .failure(
-                            .invalidChunk("A chunk-size line is longer than \(limits.maxChunkLineLength) bytes."))
+                let tooLong = HTTPParseError.invalidChunk(
+                    "A chunk-size line is longer than \(limits.maxChunkLineLength) bytes.")
+                let notHex = HTTPParseError.invalidChunk("A chunk-size line is not a hexadecimal size (RFC 9112 §7.1).")
+                switch nextLine(from: &consumed, limit: limits.maxChunkLineLength) {
+                case .needMore: return nil
+                case .tooLong: return .failure(tooLong)
+                case .bareCR: return .failure(notHex)
+                case .line(let line):
+                    guard let size = Self.chunkSize(line) else { return .failure(notHex) }
+                    if size == 0 {
+                        state = .trailers(bytes: 0)
+                    } else if (pending?.body.count ?? 0) + size > limits.maxBodyBytes {
+                        return .failure(.payloadTooLarge(limits.maxBodyBytes))
+                    } else {
+                        state = .chunkData(remaining: size)
                     }
-                    return nil
-                }
-                guard let line, let size = Self.chunkSize(line) else {
-                    return .failure(.invalidChunk("A chunk-size line is not a hexadecimal size (RFC 9112 §7.1)."))
-                }
-                if size == 0 {
-                    state = .trailers(bytes: 0)
-                } else if (pending?.body.count ?? 0) + size > limits.maxBodyBytes {
-                    return .failure(.payloadTooLarge(limits.maxBodyBytes))
-                } else {
-                    state = .chunkData(remaining: size)
                 }
             case .chunkData(let remaining):
                 let left = takeBody(remaining, consumed: &consumed)
@@ -126,30 +126,23 @@ public struct HTTPRequestParser: Sendable {
                 }
                 state = .chunkDataEnd
             case .chunkDataEnd:
-                guard let line = nextLine(from: &consumed, limit: 2) else {
-                    if buffer.count - consumed >= 2 {
-                        return .failure(.invalidChunk("Chunk data is not followed by CRLF."))
-                    }
-                    return nil
+                switch nextLine(from: &consumed, limit: 0) {
+                case .needMore: return nil
+                case .line: state = .chunkSize
+                case .tooLong, .bareCR: return .failure(.invalidChunk("Chunk data is not followed by CRLF."))
                 }
-                guard let line, line.isEmpty else {
-                    return .failure(.invalidChunk("Chunk data is not followed by CRLF."))
-                }
-                state = .chunkSize
             case .trailers(let bytes):
-                // Trailer fields are read and dropped (RFC 9112 §7.1.2), within the header limit.
-                guard let line = nextLine(from: &consumed, limit: limits.maxHeaderBytes) else {
-                    if bytes + buffer.count - consumed > limits.maxHeaderBytes {
-                        return .failure(.headersTooLarge("The chunked trailer section is too large."))
-                    }
-                    return nil
+                // Trailer fields are read and dropped (RFC 9112 §7.1.2); the whole trailer
+                // section counts against the header limit.
+                let start = consumed
+                switch nextLine(from: &consumed, limit: max(0, limits.maxHeaderBytes - bytes)) {
+                case .needMore: return nil
+                case .tooLong: return .failure(.headersTooLarge("The chunked trailer section is too large."))
+                case .bareCR: return .failure(.invalidChunk("A trailer line contains a bare CR."))
+                case .line(let line):
+                    if line.isEmpty { return finishRequest() }
+                    state = .trailers(bytes: bytes + consumed - start)
                 }
-                guard let line else { return .failure(.invalidChunk("A trailer line contains a bare CR.")) }
-                if line.isEmpty { return finishRequest() }
-                if bytes + line.count > limits.maxHeaderBytes {
-                    return .failure(.headersTooLarge("The chunked trailer section is too large."))
-                }
-                state = .trailers(bytes: bytes + line.count + 2)
             }
         }
     }
@@ -170,33 +163,49 @@ public struct HTTPRequestParser: Sendable {
         return .request(request)
     }
 
-    /// The next line ending in LF (CR before it dropped), or `.some(nil)` for a line with a
-    /// bare CR inside it. Returns nil when no whole line is buffered within `limit` bytes.
-    private func nextLine(from consumed: inout Int, limit: Int) -> [UInt8]?? {
-        let end = min(buffer.count, consumed + limit + 2)
-        guard let newline = buffer[consumed..<end].firstIndex(of: UInt8(ascii: "\n")) else { return nil }
+    /// What `nextLine` found.
+    enum LineResult {
+        case line(ArraySlice<UInt8>)
+        case needMore
+        /// More than `limit` bytes before the line end.
+        case tooLong
+        /// A CR not followed by LF inside the line.
+        case bareCR
+    }
+
+    /// The next line ending in LF (a CR before it dropped), at most `limit` bytes long
+    /// without its line end. The answer depends only on the line's own bytes, never on how
+    /// they were split or on what follows, so fed whole or in pieces the parser agrees.
+    func nextLine(from consumed: inout Int, limit: Int) -> LineResult {
+        let window = buffer[consumed..<min(buffer.count, consumed + limit + 2)]
+        guard let newline = window.firstIndex(of: UInt8(ascii: "\n")) else {
+            return buffer.count - consumed >= limit + 2 ? .tooLong : .needMore
+        }
         var lineEnd = newline
         if lineEnd > consumed, buffer[lineEnd - 1] == UInt8(ascii: "\r") { lineEnd -= 1 }
-        let line = Array(buffer[consumed..<lineEnd])
+        let line = buffer[consumed..<lineEnd]
+        if line.count > limit { return .tooLong }
+        if line.contains(UInt8(ascii: "\r")) { return .bareCR }
         consumed = newline + 1
-        if line.contains(UInt8(ascii: "\r")) { return .some(nil) }
-        return .some(line)
+        return .line(line)
     }
 
     /// `chunk-size [ chunk-ext ]`: 1 to 16 hex digits, optional whitespace, optional `;ext`.
-    static func chunkSize(_ line: [UInt8]) -> Int? {
+    static func chunkSize(_ line: ArraySlice<UInt8>) -> Int? {
         var size = 0
         var digits = 0
-        var index = 0
-        while index < line.count, let value = PercentDecoding.hexValue(line[index]) {
+        var index = line.startIndex
+        while index < line.endIndex, let value = PercentDecoding.hexValue(line[index]) {
             size = size << 4 | Int(value)
             digits += 1
             index += 1
             if digits > 15 { return nil }
         }
         guard digits > 0 else { return nil }
-        while index < line.count, line[index] == UInt8(ascii: " ") || line[index] == UInt8(ascii: "\t") { index += 1 }
-        guard index == line.count || line[index] == UInt8(ascii: ";") else { return nil }
+        while index < line.endIndex, line[index] == UInt8(ascii: " ") || line[index] == UInt8(ascii: "\t") {
+            index += 1
+        }
+        guard index == line.endIndex || line[index] == UInt8(ascii: ";") else { return nil }
         return size
     }
 }
