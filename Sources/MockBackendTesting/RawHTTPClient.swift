@@ -110,16 +110,20 @@ public final class RawHTTPClient {
     /// Waits up to `timeout` for bytes and appends what arrives to `buffer`.
     /// Returns the count read: 0 means the server closed (FIN).
     ///
-    /// The wait polls without blocking and sleeps between polls, so a test that waits never
-    /// holds one of the few threads Swift concurrency runs every task on.
+    /// The wait blocks in slices of at most 5 ms and yields between them, so bytes are
+    /// seen the moment they arrive while a waiting test never holds one of the few threads
+    /// Swift concurrency runs every task on for long.
     @discardableResult
     public func receive(timeout: Duration) async throws -> Int {
         let deadline = ContinuousClock.now + timeout
         while true {
+            let left = deadline - .now
+            let slice = Int32(
+                max(0, min(5, left.components.seconds * 1000 + left.components.attoseconds / 1_000_000_000_000_000)))
             var poller = pollfd(fd: fileDescriptor, events: Int16(POLLIN), revents: 0)
-            if poll(&poller, 1, 0) > 0 { break }
+            if poll(&poller, 1, slice) > 0 { break }
             guard ContinuousClock.now < deadline else { throw RawClientError.timedOut }
-            try await Task.sleep(for: .milliseconds(1))
+            await Task.yield()
         }
         var chunk = [UInt8](repeating: 0, count: 64 * 1024)
         let count = chunk.withUnsafeMutableBytes { recv(fileDescriptor, $0.baseAddress, $0.count, 0) }

@@ -109,7 +109,7 @@ struct EventSourceTests {
             #expect(await eventually { collected.events.current.count == 1 })
             _ = try await adminPost(server, "/__admin/streams/channels/retry/disconnect")
             #expect(
-                await eventually(timeout: .seconds(5)) {
+                await eventually(timeout: .seconds(15)) {
                     server.app.streams.journal.snapshots(stream: "channels/retry").count == 2
                 })
             let reconnect = try #require(server.app.streams.journal.snapshots(stream: "channels/retry").last?.reconnect)
@@ -177,7 +177,7 @@ struct EventSourceTests {
         let collected = Collected()
         collected.follow(source)
         source.start()
-        #expect(await eventually(timeout: .seconds(5)) { collected.ended.current })
+        #expect(await eventually(timeout: .seconds(15)) { collected.ended.current })
         #expect(polled.current == "41")
         #expect(collected.states.current.contains(.polling))
         #expect(source.state == .closed(.pollingFinished))
@@ -198,7 +198,7 @@ struct EventSourceTests {
             let payload = String(repeating: "x", count: 4000)
             for index in 1...3000 { stream.publish(ServerSentEvent(data: "\(index) \(payload)")) }
             #expect(
-                await eventually(timeout: .seconds(5)) {
+                await eventually(timeout: .seconds(15)) {
                     server.app.streams.journal.snapshots(stream: "channels/flood").first?.endReason == "slow_reader"
                 })
             // What reached the slow client, parsed; then a reconnect from its last id.
@@ -215,7 +215,7 @@ struct EventSourceTests {
             collected.follow(source)
             source.start()
             #expect(
-                await eventually(timeout: .seconds(5)) { (received.last ?? 0) + collected.events.current.count >= 3000 }
+                await eventually(timeout: .seconds(15)) { (received.last ?? 0) + collected.events.current.count >= 3000 }
             )
             received += collected.data.compactMap { Int($0.split(separator: " ")[0]) }
             #expect(received == Array(1...3000))

@@ -54,8 +54,12 @@ extension HTTPConnection {
         context.onClosed(id)
     }
 
-    /// Arms the one deadline timer for the connection's current phase. Re-arming happens
-    /// only on a phase change, so a client trickling bytes cannot extend its deadline.
+    /// Sets the deadline for the connection's current phase. Changing phase only records
+    /// the new deadline; the one timer is rescheduled only when the deadline comes earlier
+    /// than its next firing, so a busy keep-alive connection does not touch the timer on
+    /// every request (rescheduling a Dispatch timer is a round trip through Dispatch's
+    /// manager thread). Re-arming happens only on a phase change, so a client trickling
+    /// bytes cannot extend its deadline.
     func setDeadline(_ phase: DeadlinePhase) {
         guard phase != deadlinePhase, lifecycle != .closed else { return }
         deadlinePhase = phase
@@ -69,11 +73,20 @@ extension HTTPConnection {
             case .linger:
                 shuttingDown ? min(configuration.lingerTimeout, .milliseconds(200)) : configuration.lingerTimeout
             }
-        if let timeout {
-            deadlineTimer.schedule(deadline: .now() + DispatchDuration.interval(timeout))
-        } else {
-            deadlineTimer.schedule(deadline: .distantFuture)
+        guard let timeout else {
+            deadline = nil
+            return
         }
+        let newDeadline = ContinuousClock.now + timeout
+        deadline = newDeadline
+        if let scheduled = timerFiresAt, scheduled <= newDeadline { return }
+        scheduleTimer(at: newDeadline)
+    }
+
+    private func scheduleTimer(at instant: ContinuousClock.Instant) {
+        timerFiresAt = instant
+        let delay = max(.zero, instant - .now)
+        deadlineTimer.schedule(deadline: .now() + DispatchDuration.interval(delay))
     }
 
     /// Picks the phase from what the connection is doing.
@@ -91,6 +104,13 @@ extension HTTPConnection {
     }
 
     func handleDeadline() {
+        timerFiresAt = nil
+        guard let deadline, lifecycle != .closed else { return }
+        // The timer may fire for a deadline that has since moved later: sleep on.
+        if deadline > .now {
+            scheduleTimer(at: deadline)
+            return
+        }
         switch deadlinePhase {
         case .none:
             return

@@ -81,6 +81,10 @@ final class HTTPConnection: @unchecked Sendable {
 
     let deadlineTimer: DispatchSourceTimer
     var deadlinePhase = DeadlinePhase.none
+    /// When the current phase times out; nil for none.
+    var deadline: ContinuousClock.Instant?
+    /// When the deadline timer is set to fire next; nil when it is not set.
+    var timerFiresAt: ContinuousClock.Instant?
     var pauseTimer: DispatchSourceTimer?
     var isPausing = false
 
