@@ -214,9 +214,8 @@ struct EventSourceTests {
             let collected = Collected()
             collected.follow(source)
             source.start()
-            #expect(
-                await eventually(timeout: .seconds(15)) { (received.last ?? 0) + collected.events.current.count >= 3000 }
-            )
+            let alreadyReceived = received.last ?? 0
+            #expect(await eventually(timeout: .seconds(15)) { alreadyReceived + collected.events.current.count >= 3000 })
             received += collected.data.compactMap { Int($0.split(separator: " ")[0]) }
             #expect(received == Array(1...3000))
             source.stop()
