@@ -215,7 +215,10 @@ struct EventSourceTests {
             collected.follow(source)
             source.start()
             let alreadyReceived = received.last ?? 0
-            #expect(await eventually(timeout: .seconds(15)) { alreadyReceived + collected.events.current.count >= 3000 })
+            let complete = await eventually(timeout: .seconds(15)) {
+                alreadyReceived + collected.events.current.count >= 3000
+            }
+            #expect(complete)
             received += collected.data.compactMap { Int($0.split(separator: " ")[0]) }
             #expect(received == Array(1...3000))
             source.stop()
