@@ -12,16 +12,17 @@ import Glibc
 import Darwin
 #endif
 
-/// Small limits so that every limit is reachable by inputs of a few hundred bytes; the
-/// body limit is large enough for real bodies but small enough to be exceeded by a
-/// declared Content-Length or chunk size.
+/// Small limits so that every limit is reachable by inputs shorter than `byteAtATimeLimit`
+/// (the head's incremental size check trips at target + 64 + header bytes = 384); the body
+/// limit is large enough for real bodies but small enough to be exceeded by a declared
+/// Content-Length or chunk size.
 let fuzzLimits: HTTPParserLimits = {
     var limits = HTTPParserLimits()
-    limits.maxTargetLength = 128
-    limits.maxHeaderBytes = 1024
-    limits.maxHeaderCount = 16
+    limits.maxTargetLength = 64
+    limits.maxHeaderBytes = 256
+    limits.maxHeaderCount = 8
     limits.maxBodyBytes = 64 * 1024
-    limits.maxChunkLineLength = 64
+    limits.maxChunkLineLength = 32
     return limits
 }()
 
@@ -72,11 +73,20 @@ func describe(_ events: [HTTPParserEvent]) -> String {
     events.isEmpty ? "  (no events)" : events.enumerated().map { "  [\($0)] \(describe($1))" }.joined(separator: "\n")
 }
 
-func fail(_ message: String, input: [UInt8]) -> Never {
+/// Signatures of split-dependence findings to tolerate, from `FUZZ_IGNORE` (comma-separated
+/// substrings, e.g. `MALFORMED_REQUEST_LINE->URI_TOO_LONG`). For exploring past a known
+/// finding only; CI never sets it.
+let ignoredSignatures: [String] = {
+    guard let raw = getenv("FUZZ_IGNORE") else { return [] }
+    return String(cString: raw).split(separator: ",").map { String($0) }.filter { !$0.isEmpty }
+}()
+
+func fail(_ message: String, input: [UInt8], signature: String? = nil) -> Never {
+    let signatureLine = signature.map { "signature: \($0)\n" } ?? ""
     let text = """
 
         ==== HTTPRequestParser invariant violated ====
-        \(message)
+        \(signatureLine)\(message)
         input (\(input.count) bytes): \(escaped(input, max: 2000))
         ==============================================
 
@@ -158,12 +168,16 @@ func checkRequest(_ request: HTTPRequest, index: Int, input: [UInt8]) {
     if !(request.path.hasPrefix("/") || request.path == "*") {
         violated("has a path that neither starts with \"/\" nor is \"*\"")
     }
-    if request.path == "*", request.method != "OPTIONS" { violated("has target \"*\" with a method other than OPTIONS") }
+    if request.path == "*", request.method != "OPTIONS" {
+        violated("has target \"*\" with a method other than OPTIONS")
+    }
     if request.target.utf8.count > fuzzLimits.maxTargetLength { violated("has a target longer than maxTargetLength") }
     if !request.target.utf8.allSatisfy({ $0 > 0x20 && $0 < 0x7F }) {
         violated("has a target with a byte outside visible ASCII")
     }
-    if request.version.major != 1 || !(0...9).contains(request.version.minor) { violated("has a version other than 1.x") }
+    if request.version.major != 1 || !(0...9).contains(request.version.minor) {
+        violated("has a version other than 1.x")
+    }
     if request.body.count > fuzzLimits.maxBodyBytes {
         violated("has a body of \(request.body.count) bytes, over maxBodyBytes \(fuzzLimits.maxBodyBytes)")
     }
@@ -173,7 +187,9 @@ func checkRequest(_ request: HTTPRequest, index: Int, input: [UInt8]) {
         if value.utf8.contains(where: { ($0 < 0x20 && $0 != 0x09) || $0 == 0x7F }) {
             violated("has a header value with a control character (CR, LF, NUL...)")
         }
-        if let first = value.utf8.first, first == 0x20 || first == 0x09 { violated("has a header value with leading OWS") }
+        if let first = value.utf8.first, first == 0x20 || first == 0x09 {
+            violated("has a header value with leading OWS")
+        }
         if let last = value.utf8.last, last == 0x20 || last == 0x09 { violated("has a header value with trailing OWS") }
     }
     let hosts = request.headers.values(for: "Host").count
@@ -199,7 +215,9 @@ func checkEvents(_ events: [HTTPParserEvent], input: [UInt8]) {
         case .request(let request):
             checkRequest(request, index: index, input: input)
             if previousWasContinue, request.headers["Expect"] == nil {
-                fail("event [\(index)] follows continueExpected but has no Expect header:\n\(describe(events))", input: input)
+                fail(
+                    "event [\(index)] follows continueExpected but has no Expect header:\n\(describe(events))",
+                    input: input)
             }
             previousWasContinue = false
         case .continueExpected:
@@ -243,11 +261,30 @@ func randomCuts(_ input: [UInt8]) -> [Int] {
     return cuts
 }
 
-func compare(_ reference: Outcome, _ other: Outcome, way: String, cuts: [Int], input: [UInt8]) {
+/// A short name of an event for signatures: the failure code, "request", "continue" or "end".
+func kind(_ events: [HTTPParserEvent], _ index: Int) -> String {
+    guard index < events.count else { return "end" }
+    switch events[index] {
+    case .continueExpected: return "continue"
+    case .request: return "request"
+    case .failure(let error): return error.code
+    }
+}
+
+func ignored(_ signature: String) -> Bool {
+    ignoredSignatures.contains { signature.contains($0) }
+}
+
+/// Compares the outcome of one way of feeding with feeding the input whole; aborts on a
+/// difference unless its signature is in FUZZ_IGNORE (then returns false: stop this input).
+func compare(_ reference: Outcome, _ other: Outcome, way: String, cuts: [Int], input: [UInt8]) -> Bool {
     let cutText = cuts.count > 40 ? "\(cuts.prefix(40))... (\(cuts.count) cuts)" : "\(cuts)"
     if reference.events != other.events {
-        let firstDiff = zip(reference.events, other.events).enumerated().first { $0.element.0 != $0.element.1 }?.offset
+        let firstDiff =
+            zip(reference.events, other.events).enumerated().first { $0.element.0 != $0.element.1 }?.offset
             ?? min(reference.events.count, other.events.count)
+        let signature = "\(kind(reference.events, firstDiff))->\(kind(other.events, firstDiff))"
+        if ignored(signature) { return false }
         fail(
             """
             events differ between feeding the input whole and \(way) (cuts at \(cutText)); \
@@ -256,9 +293,11 @@ func compare(_ reference: Outcome, _ other: Outcome, way: String, cuts: [Int], i
             \(describe(reference.events))
             \(way):
             \(describe(other.events))
-            """, input: input)
+            """, input: input, signature: signature)
     }
     if reference.hasPartialRequest != other.hasPartialRequest || reference.isReadingBody != other.isReadingBody {
+        let signature = "state:partial=\(reference.hasPartialRequest)->\(other.hasPartialRequest)"
+        if ignored(signature) { return false }
         fail(
             """
             final parser state differs between feeding the input whole and \(way) (cuts at \(cutText)):
@@ -266,8 +305,9 @@ func compare(_ reference: Outcome, _ other: Outcome, way: String, cuts: [Int], i
             \(way): hasPartialRequest=\(other.hasPartialRequest) isReadingBody=\(other.isReadingBody)
             events:
             \(describe(reference.events))
-            """, input: input)
+            """, input: input, signature: signature)
     }
+    return true
 }
 
 // MARK: - Entry point
@@ -284,19 +324,22 @@ public func fuzzRequestParser(_ data: UnsafePointer<UInt8>?, _ size: Int) -> CIn
     if input.count > 1 {
         let split = (Int(input[0]) | Int(input[1]) << 8) % (input.count + 1)
         let cuts = [split]
-        compare(whole, feed(input, cuts: cuts, way: "split in two"), way: "split in two", cuts: cuts, input: input)
+        let way = "split in two"
+        guard compare(whole, feed(input, cuts: cuts, way: way), way: way, cuts: cuts, input: input) else { return 0 }
     }
 
     // (c) one byte at a time, for short inputs.
     if input.count > 1, input.count < byteAtATimeLimit {
         let cuts = Array(1..<input.count)
-        compare(whole, feed(input, cuts: cuts, way: "byte at a time"), way: "byte at a time", cuts: cuts, input: input)
+        let way = "byte at a time"
+        guard compare(whole, feed(input, cuts: cuts, way: way), way: way, cuts: cuts, input: input) else { return 0 }
     }
 
     // (d) pieces of pseudo-random sizes seeded by the input (reaches long inputs too).
     if input.count > 2 {
         let cuts = randomCuts(input)
-        compare(whole, feed(input, cuts: cuts, way: "random pieces"), way: "random pieces", cuts: cuts, input: input)
+        let way = "random pieces"
+        guard compare(whole, feed(input, cuts: cuts, way: way), way: way, cuts: cuts, input: input) else { return 0 }
     }
     return 0
 }

@@ -10,7 +10,8 @@
 #
 # Environment: SWIFTC (default: swiftc on PATH, else /opt/swift/usr/bin/swiftc),
 # FUZZ_OPT (default -O; falls back to -Onone if -O does not build), FUZZ_MAX_LEN (8192),
-# FUZZ_ARGS (extra libFuzzer flags).
+# FUZZ_ARGS (extra libFuzzer flags), FUZZ_IGNORE (comma-separated finding signatures to
+# skip while exploring past a known finding; never in CI).
 set -uo pipefail
 
 cd "$(dirname "$0")/.."
@@ -66,6 +67,8 @@ build() {
 # Swift's runtime keeps caches that LeakSanitizer would report; the parser cannot leak
 # outside Swift's ownership rules anyway.
 export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=0:abort_on_error=0:symbolize=1}
+# Swift's own crash backtracer would race libFuzzer's handler (and hang on ASan); off.
+export SWIFT_BACKTRACE=${SWIFT_BACKTRACE:-enable=no}
 
 report_new_artifacts() {
     local since=$1 found=0 file
@@ -74,7 +77,8 @@ report_new_artifacts() {
         found=1
         echo "fuzz: REPRODUCER: $ROOT/$file"
         echo "fuzz:   replay:    fuzz/run.sh --replay $file"
-        echo "fuzz:   minimize:  $BIN -minimize_crash=1 -runs=20000 -exact_artifact_path=$file.min $file"
+        echo "fuzz:   minimize:  SWIFT_BACKTRACE=enable=no $BIN -minimize_crash=1 -runs=20000" \
+            "-exact_artifact_path=$file.min $file"
     done
     return $found
 }
@@ -91,7 +95,7 @@ case "${1:-}" in
     exit $?
     ;;
 -h | --help)
-    sed -n '2,14p' "$0"
+    sed -n '2,15p' "$0"
     exit 0
     ;;
 esac
