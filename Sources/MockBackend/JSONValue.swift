@@ -1,5 +1,10 @@
-import Foundation
 import MockBackendHTTP
+
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
 
 /// Any JSON value, for request fields that take "a string or any JSON".
 public enum JSONValue: Codable, Sendable, Equatable {

@@ -1,5 +1,17 @@
-import Foundation
 import Logging
+import MockBackendHTTP
+
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
+
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
 
 /// Writes one JSON object per line to standard output: `ts`, `level`, `label`, `message`,
 /// and the metadata as string fields. For log collectors that parse lines.
@@ -7,7 +19,7 @@ struct JSONLogHandler: LogHandler {
     var logLevel: Logger.Level = .info
     var metadata: Logger.Metadata = [:]
     private let label: String
-    private static let lock = NSLock()
+    private static let lock = LockedValue(())
 
     init(label: String) {
         self.label = label
@@ -31,8 +43,9 @@ struct JSONLogHandler: LogHandler {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
         guard let data = try? encoder.encode(fields) else { return }
-        Self.lock.lock()
-        defer { Self.lock.unlock() }
-        FileHandle.standardOutput.write(data + Data([0x0A]))
+        Self.lock.withLock { _ in
+            // One write(2) per line, so lines from several threads never interleave.
+            _ = (data + Data([0x0A])).withUnsafeBytes { write(1, $0.baseAddress, $0.count) }
+        }
     }
 }

@@ -1,8 +1,20 @@
 import ArgumentParser
-import Foundation
+import Dispatch
 import Logging
 import MockBackend
 import MockBackendHTTP
+
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
+
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
 
 /// How log lines are written.
 enum LogFormat: String, ExpressibleByArgument, CaseIterable {

@@ -1,7 +1,18 @@
 import Dispatch
-import Foundation
 import MockBackend
 import MockBackendHTTP
+
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
+
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
 
 /// SIGINT and SIGTERM stop the server gracefully and exit 0; a second signal exits at once.
 /// Works as PID 1, where the kernel drops signals that have no handler.

@@ -1,6 +1,11 @@
-import Foundation
 import MockBackendHTTP
 import ServerSentEvents
+
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
 
 /// Fixed endpoints that reproduce the hard cases of the event-stream spec
 /// (web-platform-tests `eventsource/` resources, the LaunchDarkly SSE contract cases),

@@ -1,5 +1,10 @@
-import Foundation
 import MockBackendHTTP
+
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
 
 /// One request as the journal keeps it: `GET /__admin/requests`.
 public struct JournaledRequest: Codable, Sendable, Equatable {

@@ -1,5 +1,10 @@
-import Foundation
 import MockBackendHTTP
+
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
 
 /// A WireMock-style request matcher: every given condition must hold.
 ///

@@ -1,8 +1,13 @@
 import Dispatch
-import Foundation
 import MockBackendAPI
 import MockBackendHTTP
 import ServerSentEvents
+
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
 
 /// The player backend's behaviour: logins, session endings that reach every API and every
 /// open user-info stream of the session at once, balance postings, and idle closes.

@@ -1,5 +1,10 @@
-import Foundation
 import MockBackendHTTP
+
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
 
 /// `GET /__admin/state`, `POST /__admin/reset`, and the request journal.
 struct AdminStateRoutes {

@@ -1,5 +1,10 @@
-import Foundation
 import MockBackendHTTP
+
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
 
 /// `GET /openapi.yaml`: the contract document, read from disk on each request so an edited
 /// document is served without a restart.

@@ -1,6 +1,11 @@
-import Foundation
 import MockBackendAPI
 import MockBackendHTTP
+
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
 
 /// The player API (SPEC 4.1): login, profile, balance, open bets, the casino route on the
 /// session cookie, logout, and the user-info stream. Errors keep the backend's own body.

@@ -1,6 +1,11 @@
-import Foundation
 import MockBackendAPI
 import MockBackendHTTP
+
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
 
 /// Users and their sessions: one store every API reads, so an expiry acts everywhere.
 ///

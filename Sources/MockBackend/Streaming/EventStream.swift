@@ -1,6 +1,11 @@
-import Foundation
 import MockBackendHTTP
 import ServerSentEvents
+
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
 
 /// How a stream behaves toward its subscribers.
 public struct EventStreamSettings: Sendable {

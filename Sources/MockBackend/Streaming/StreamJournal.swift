@@ -1,5 +1,10 @@
-import Foundation
 import MockBackendHTTP
+
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
 
 /// What the journal knows of one stream connection; `GET /__admin/streams/connections`.
 public struct StreamConnectionSnapshot: Codable, Sendable, Equatable {
@@ -134,7 +139,8 @@ public final class StreamJournal: Sendable {
 
 extension Double {
     func rounded(toPlaces places: Int) -> Double {
-        let factor = pow(10, Double(places))
+        var factor = 1.0
+        for _ in 0..<places { factor *= 10 }
         return (self * factor).rounded() / factor
     }
 }

@@ -1,5 +1,3 @@
-import Foundation
-
 extension HTTPConnection {
     /// Answers queued requests in order while nothing is in flight. Re-entrant calls (a
     /// response that completes while it is being started) return at once; the outer loop
@@ -169,9 +167,11 @@ extension HTTPConnection {
         }
     }
 
+    /// Milliseconds with two decimals, e.g. `0.12`.
     static func milliseconds(_ duration: Duration) -> String {
         let (seconds, attoseconds) = duration.components
-        let ms = Double(seconds) * 1000 + Double(attoseconds) / 1e15
-        return String(format: "%.2f", ms)
+        let hundredths = Int64(seconds) * 100_000 + attoseconds / 10_000_000_000_000_000
+        let fraction = hundredths % 100
+        return "\(hundredths / 100).\(fraction < 10 ? "0" : "")\(fraction)"
     }
 }

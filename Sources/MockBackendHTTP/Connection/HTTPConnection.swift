@@ -88,11 +88,14 @@ final class HTTPConnection: @unchecked Sendable {
     var pauseTimer: DispatchSourceTimer?
     var isPausing = false
 
-    init(id: UInt64, stream: any ByteStream, context: ConnectionContext) {
+    /// - Parameter eventLoop: the serial queue this connection's queue targets; many
+    ///   connections share one, so a thread drains the events of several connections in
+    ///   turn instead of waking once per event.
+    init(id: UInt64, stream: any ByteStream, context: ConnectionContext, eventLoop: DispatchQueue) {
         self.id = id
         self.stream = stream
         self.context = context
-        queue = DispatchQueue(label: "mockbackend.connection")
+        queue = DispatchQueue(label: "mockbackend.connection", target: eventLoop)
         parser = HTTPRequestParser(limits: context.configuration.limits)
         readSource = DispatchSource.makeReadSource(fileDescriptor: stream.fileDescriptor, queue: queue)
         deadlineTimer = DispatchSource.makeTimerSource(queue: queue)

@@ -33,6 +33,10 @@ public final class HTTPServer: Sendable {
     private let registry = LockedValue(Registry())
     private let listener = LockedValue<Listener?>(nil)
     private let acceptQueue = DispatchQueue(label: "mockbackend.accept")
+    /// One serial queue per processor; connection queues target them in turn.
+    private let eventLoops: [DispatchQueue] = (0..<max(1, Int(sysconf(Int32(_SC_NPROCESSORS_ONLN))))).map {
+        DispatchQueue(label: "mockbackend.loop.\($0)")
+    }
     /// A canned answer for a connection over the limit; sent without parsing the request.
     private static let overloadedResponse: [UInt8] = {
         let body = ProblemDetails(
@@ -134,7 +138,9 @@ public final class HTTPServer: Sendable {
             guard !registry.stopping, registry.connections.count < configuration.maxConnections else { return nil }
             let id = registry.nextID
             registry.nextID += 1
-            let connection = HTTPConnection(id: id, stream: TCPByteStream(fileDescriptor: fd), context: context)
+            let connection = HTTPConnection(
+                id: id, stream: TCPByteStream(fileDescriptor: fd), context: context,
+                eventLoop: eventLoops[Int(id % UInt64(eventLoops.count))])
             registry.connections[id] = connection
             return connection
         }

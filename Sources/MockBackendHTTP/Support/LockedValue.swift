@@ -1,20 +1,34 @@
-import Foundation
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
 
-/// A value guarded by a lock that travels with it. Used instead of `Synchronization.Mutex`
-/// so the module also builds for macOS 13 and iOS 16.
+/// A value guarded by a lock that travels with it. A pthread mutex rather than
+/// `Synchronization.Mutex` (which needs newer Apple systems) or `NSLock` (which would pull
+/// all of Foundation into the server).
 public final class LockedValue<Value>: @unchecked Sendable {
-    private let lock = NSLock()
+    private let mutex: UnsafeMutablePointer<pthread_mutex_t>
     private var value: Value
 
     public init(_ value: Value) {
         self.value = value
+        mutex = .allocate(capacity: 1)
+        mutex.initialize(to: pthread_mutex_t())
+        pthread_mutex_init(mutex, nil)
+    }
+
+    deinit {
+        pthread_mutex_destroy(mutex)
+        mutex.deinitialize(count: 1)
+        mutex.deallocate()
     }
 
     /// Runs `body` with exclusive access to the value.
     @discardableResult
     public func withLock<Result>(_ body: (inout Value) throws -> Result) rethrows -> Result {
-        lock.lock()
-        defer { lock.unlock() }
+        pthread_mutex_lock(mutex)
+        defer { pthread_mutex_unlock(mutex) }
         return try body(&value)
     }
 
