@@ -23,8 +23,10 @@ extension HTTPConnection {
                 return
             }
             switch result {
-            case .processed:
-                continue
+            case .processed(let count):
+                // A short read means the socket is drained: reading again would only
+                // return EAGAIN, a wasted system call per request.
+                if count < Self.readChunkSize { rounds = Self.readRoundsPerEvent }
             case .wouldBlock:
                 rounds = Self.readRoundsPerEvent
             case .endOfStream:

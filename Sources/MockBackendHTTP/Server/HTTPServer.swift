@@ -33,8 +33,10 @@ public final class HTTPServer: Sendable {
     private let registry = LockedValue(Registry())
     private let listener = LockedValue<Listener?>(nil)
     private let acceptQueue = DispatchQueue(label: "mockbackend.accept")
-    /// One serial queue per processor; connection queues target them in turn.
-    private let eventLoops: [DispatchQueue] = (0..<max(1, Int(sysconf(Int32(_SC_NPROCESSORS_ONLN))))).map {
+    /// One serial queue per processor this process may run on; connection queues target
+    /// them in turn. More queues than usable processors would only make their threads
+    /// preempt each other, which shows up as tail latency.
+    private let eventLoops: [DispatchQueue] = (0..<Platform.usableProcessorCount).map {
         DispatchQueue(label: "mockbackend.loop.\($0)")
     }
     /// A canned answer for a connection over the limit; sent without parsing the request.

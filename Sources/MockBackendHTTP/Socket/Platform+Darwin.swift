@@ -37,6 +37,9 @@ enum Platform {
     }
 
     static func closeFD(_ fd: Int32) -> Int32 { Darwin.close(fd) }
+
+    /// Active processors (Darwin has no affinity masks).
+    static var usableProcessorCount: Int { max(1, Int(sysconf(_SC_NPROCESSORS_ONLN))) }
     static func shutdownWrite(_ fd: Int32) { _ = Darwin.shutdown(fd, SHUT_WR) }
     static func read(_ fd: Int32, _ pointer: UnsafeMutableRawPointer, _ count: Int) -> Int {
         Darwin.read(fd, pointer, count)

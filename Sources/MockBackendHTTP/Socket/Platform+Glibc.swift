@@ -35,6 +35,26 @@ enum Platform {
 
     static func closeFD(_ fd: Int32) -> Int32 { Glibc.close(fd) }
     static func shutdownWrite(_ fd: Int32) { _ = Glibc.shutdown(fd, Int32(SHUT_WR)) }
+
+    /// Processors in this process's affinity mask (`taskset`, container CPU sets), which
+    /// can be fewer than the machine has. Read from `Cpus_allowed` in /proc/self/status:
+    /// `sched_getaffinity` is not visible to Swift.
+    static var usableProcessorCount: Int {
+        let online = max(1, Int(sysconf(Int32(_SC_NPROCESSORS_ONLN))))
+        guard let file = fopen("/proc/self/status", "r") else { return online }
+        defer { fclose(file) }
+        var line = [CChar](repeating: 0, count: 4096)
+        while fgets(&line, Int32(line.count), file) != nil {
+            let text = String(decoding: line.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+            guard text.hasPrefix("Cpus_allowed:") else { continue }
+            let count = text.dropFirst("Cpus_allowed:".count).reduce(0) { total, character in
+                total + (character.hexDigitValue?.nonzeroBitCount ?? 0)
+            }
+            return min(online, max(1, count))
+        }
+        return online
+    }
+
     static func read(_ fd: Int32, _ pointer: UnsafeMutableRawPointer, _ count: Int) -> Int {
         Glibc.read(fd, pointer, count)
     }
