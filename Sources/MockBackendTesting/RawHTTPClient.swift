@@ -115,7 +115,11 @@ public final class RawHTTPClient {
     /// Swift concurrency runs every task on for long.
     @discardableResult
     public func receive(timeout: Duration) async throws -> Int {
-        let deadline = ContinuousClock.now + timeout
+        try await receive(until: ContinuousClock.now + TestTiming.scaled(timeout))
+    }
+
+    /// Waits until `deadline` for bytes; see `receive(timeout:)`.
+    private func receive(until deadline: ContinuousClock.Instant) async throws -> Int {
         while true {
             let left = deadline - .now
             let slice = Int32(
@@ -137,22 +141,22 @@ public final class RawHTTPClient {
 
     /// Reads until `buffer` holds `count` bytes or the deadline passes.
     public func receive(atLeast count: Int, timeout: Duration) async throws {
-        let deadline = ContinuousClock.now + timeout
+        let deadline = ContinuousClock.now + TestTiming.scaled(timeout)
         while buffer.count < count {
             let left = deadline - .now
             guard left > .zero else { throw RawClientError.timedOut }
-            if try await receive(timeout: left) == 0 { throw RawClientError.closedByPeer }
+            if try await receive(until: deadline) == 0 { throw RawClientError.closedByPeer }
         }
     }
 
     /// Reads until `buffer` contains `text` or the deadline passes.
     public func receive(untilContains text: String, timeout: Duration = .seconds(5)) async throws {
         let needle = Array(text.utf8)
-        let deadline = ContinuousClock.now + timeout
+        let deadline = ContinuousClock.now + TestTiming.scaled(timeout)
         while Self.find(needle, in: buffer) == nil {
             let left = deadline - .now
             guard left > .zero else { throw RawClientError.timedOut }
-            if try await receive(timeout: left) == 0 { throw RawClientError.closedByPeer }
+            if try await receive(until: deadline) == 0 { throw RawClientError.closedByPeer }
         }
     }
 
@@ -164,11 +168,11 @@ public final class RawHTTPClient {
 
     /// Reads one whole response. `forHEAD` says the body is absent whatever the headers say.
     public func readResponse(timeout: Duration = .seconds(5), forHEAD: Bool = false) async throws -> RawResponse {
-        let deadline = ContinuousClock.now + timeout
+        let deadline = ContinuousClock.now + TestTiming.scaled(timeout)
         func fill() async throws {
             let left = deadline - .now
             guard left > .zero else { throw RawClientError.timedOut }
-            if try await receive(timeout: left) == 0 { throw RawClientError.closedByPeer }
+            if try await receive(until: deadline) == 0 { throw RawClientError.closedByPeer }
         }
         var headEnd: Int?
         while headEnd == nil {
@@ -219,7 +223,7 @@ public final class RawHTTPClient {
         while true {
             let left = deadline - .now
             guard left > .zero else { throw RawClientError.timedOut }
-            if try await receive(timeout: left) == 0 { break }
+            if try await receive(until: deadline) == 0 { break }
         }
         response.body = takeBuffer()
         return response
@@ -227,12 +231,12 @@ public final class RawHTTPClient {
 
     /// Waits for the server to end the connection and tells how it did.
     public func waitForClose(timeout: Duration = .seconds(5)) async -> RawCloseOutcome {
-        let deadline = ContinuousClock.now + timeout
+        let deadline = ContinuousClock.now + TestTiming.scaled(timeout)
         while true {
             let left = deadline - .now
             guard left > .zero else { return .stillOpen }
             do {
-                if try await receive(timeout: left) == 0 { return .fin }
+                if try await receive(until: deadline) == 0 { return .fin }
             } catch RawClientError.resetByPeer {
                 return .reset
             } catch RawClientError.timedOut {

@@ -112,7 +112,7 @@ public enum PackageRoot {
 public func eventually(
     timeout: Duration = .seconds(10), _ condition: () throws -> Bool
 ) async rethrows -> Bool {
-    let deadline = ContinuousClock.now + timeout
+    let deadline = ContinuousClock.now + TestTiming.scaled(timeout)
     while ContinuousClock.now < deadline {
         if try condition() { return true }
         try? await Task.sleep(for: .milliseconds(10))

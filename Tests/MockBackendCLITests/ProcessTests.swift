@@ -65,7 +65,7 @@ final class ServerProcess: @unchecked Sendable {
 
     /// Waits for exit and returns the status, or nil if it is still running at the deadline.
     func waitForExit(timeout: Duration) async -> Int32? {
-        let deadline = ContinuousClock.now + timeout
+        let deadline = ContinuousClock.now + TestTiming.scaled(timeout)
         while process.isRunning, ContinuousClock.now < deadline {
             try? await Task.sleep(for: .milliseconds(10))
         }
@@ -144,7 +144,7 @@ struct ProcessTests {
         let start = ContinuousClock.now
         server.process.terminate()
         #expect(await server.waitForExit(timeout: .seconds(2)) == 0)
-        #expect(ContinuousClock.now - start < .seconds(2))
+        #expect(ContinuousClock.now - start < TestTiming.scaled(.seconds(2)))
         #expect(await idle.waitForClose(timeout: .seconds(1)) != .stillOpen)
     }
 

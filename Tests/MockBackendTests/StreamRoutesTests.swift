@@ -196,6 +196,8 @@ struct StreamRoutesTests {
             (#"{"data":"x","retry":"soon"}"#, "'retry'"),
             (#"{"data":"x","event":"two\nlines"}"#, "'event'"),
             (#"{"data":"x","connection":"abc"}"#, "'connection'"),
+            (#"{"data":"x","count":0}"#, "'count'"),
+            (#"{"data":"x","count":2,"id":"a"}"#, "'count'"),
         ])
     func refusesBadPushes(_ body: String, mentions: String) async throws {
         try await withRunningServer { server in
@@ -204,6 +206,21 @@ struct StreamRoutesTests {
             #expect(response.headers["Content-Type"] == "application/problem+json")
             #expect(response.text.contains("INVALID_BODY"))
             #expect(response.text.contains(mentions))
+        }
+    }
+
+    @Test func adminPushCanFloodAStream() async throws {
+        try await withRunningServer { server in
+            let client = try await openStream(server, "/sse/channels/flooded")
+            let pushed = try await post(
+                server, "/__admin/streams/channels/flooded/events", #"{"data":"x","count":500}"#)
+            #expect(pushed.text.contains(#""id":"500""#))
+            try await client.receive(untilContains: "id: 500\n")
+            var parser = SSEParser()
+            let ids = parser.feed(client.streamedBody).compactMap { output -> String? in
+                if case .event(let event) = output { event.id } else { nil }
+            }
+            #expect(ids == (1...500).map(String.init))
         }
     }
 

@@ -46,10 +46,10 @@ struct AdminPlayerRoutes {
 
     func register(on router: inout Router) {
         let player = player
-        router.get("/__admin/users") { _ in try .json(player.accounts.users.map(UserSnapshot.init)) }
+        router.get("/__admin/users") { _ in try .json(player.accounts.users) }
         router.get("/__admin/sessions") { _ in try .json(player.accounts.sessions.map(SessionSnapshot.init)) }
         router.post("/__admin/users") { request in
-            try .json(UserSnapshot(try Self.create(request, player)), status: 201)
+            try .json(try Self.create(request, player), status: 201)
         }
         router.post("/__admin/sessions/{sessionId}/expire") { request in
             let sessionId = request.pathParameters["sessionId"] ?? ""
@@ -176,29 +176,6 @@ struct AdminPlayerRoutes {
                 status: 409, code: "USER_EXISTS", detail: "A user with that id, username or email exists.")
         }
         return added
-    }
-}
-
-/// A user as the admin API shows it.
-struct UserSnapshot: Encodable {
-    var userId: Int
-    var username: String
-    var email: String
-    var password: String
-    var currency: String
-    var realBalance: Double
-    var bonusBalance: Double
-    var tokens: Int
-
-    init(_ user: UserAccount) {
-        userId = user.userId
-        username = user.username
-        email = user.email
-        password = user.password
-        currency = user.currency
-        realBalance = user.realBalance
-        bonusBalance = user.bonusBalance
-        tokens = user.tokens
     }
 }
 

@@ -14,7 +14,7 @@ struct AdminStateRoutes {
     let scenario: Scenario
 
     struct State: Encodable {
-        var users: [UserSnapshot]
+        var users: [UserAccount]
         var sessions: [SessionSnapshot]
         var streams: [EventStreamSnapshot]
         var requestCount: Int
@@ -25,7 +25,7 @@ struct AdminStateRoutes {
         router.get("/__admin/state") { _ in
             try .json(
                 State(
-                    users: player.accounts.users.map(UserSnapshot.init),
+                    users: player.accounts.users,
                     sessions: player.accounts.sessions.map(SessionSnapshot.init), streams: streams.all.map(\.snapshot),
                     requestCount: journal.count(matching: RequestMatcher())))
         }

@@ -13,6 +13,8 @@ struct AdminStreamRoutes {
         var id: String?
         var retry: Int?
         var connection: UInt64?
+        /// Publish the event this many times (each with its own id): a flood on demand.
+        var count: Int?
     }
 
     struct PushResult: Encodable {
@@ -81,6 +83,14 @@ struct AdminStreamRoutes {
             throw ProblemDetails.badRequest("Field 'event' must be a non-empty single line.", code: "INVALID_BODY")
         }
         let event = ServerSentEvent(type: push.event, data: data.text, id: push.id)
+        let count = push.count ?? 1
+        guard (1...1_000_000).contains(count) else {
+            throw ProblemDetails.badRequest("Field 'count' must be from 1 to 1000000.", code: "INVALID_BODY")
+        }
+        if count > 1, push.id != nil || push.connection != nil {
+            throw ProblemDetails.badRequest(
+                "Field 'count' cannot be combined with 'id' or 'connection'.", code: "INVALID_BODY")
+        }
         if let connection = push.connection {
             guard stream.send(event, retry: push.retry, toConnection: connection) else {
                 throw ProblemDetails(
@@ -89,7 +99,8 @@ struct AdminStreamRoutes {
             }
             return PushResult(stream: stream.name, id: push.id, delivered: 1)
         }
-        let logged = stream.publish(event, retry: push.retry)
+        var logged = stream.publish(event, retry: push.retry)
+        for _ in 1..<count { logged = stream.publish(event) }
         return PushResult(stream: stream.name, id: logged.wireID, delivered: stream.snapshot.subscribers.count)
     }
 
