@@ -1,0 +1,540 @@
+#!/usr/bin/env python3
+"""Drives the SSE benchmark against one running server (bench/sse/run.sh starts it).
+
+    driver.py measure --name NAME --kind mockbackend|hummingbird --pid PID --port PORT \
+        --client bench/sse/.bin/sse_client --out RESULT.json [options]
+    driver.py report MOCKBACKEND.json HUMMINGBIRD.json   (markdown summary on stdout)
+
+Runs as one process pinned (by run.sh) to the client CPU; the sse_client processes it starts
+inherit that pinning. Standard library only. Every wait is bounded; every client process is
+told to quit (and killed if it does not) before the driver returns.
+"""
+
+import argparse
+import json
+import math
+import os
+import queue
+import socket
+import statistics
+import subprocess
+import sys
+import threading
+import time
+
+CLK_TCK = os.sysconf("SC_CLK_TCK")
+
+
+def log(message):
+    print(f"[sse] {message}", file=sys.stderr, flush=True)
+
+
+# --- /proc ------------------------------------------------------------------------------
+def rss_kib(pid):
+    with open(f"/proc/{pid}/status") as f:
+        for line in f:
+            if line.startswith("VmRSS:"):
+                return int(line.split()[1])
+    raise RuntimeError("no VmRSS")
+
+
+def cpu_seconds(pid):
+    """utime + stime of the whole process (all threads, living and dead), in seconds."""
+    with open(f"/proc/{pid}/stat") as f:
+        fields = f.read().rsplit(")", 1)[1].split()
+    # fields[0] is field 3 (state); utime and stime are fields 14 and 15.
+    return (int(fields[11]) + int(fields[12])) / CLK_TCK
+
+
+def thread_count(pid):
+    return len(os.listdir(f"/proc/{pid}/task"))
+
+
+def fd_count(pid):
+    return len(os.listdir(f"/proc/{pid}/fd"))
+
+
+def percentile(values, p):
+    """Nearest-rank percentile (p in 0..100)."""
+    ordered = sorted(values)
+    if not ordered:
+        return float("nan")
+    rank = max(1, math.ceil(p / 100 * len(ordered)))
+    return ordered[rank - 1]
+
+
+# --- a keep-alive HTTP/1.1 client for the publish requests ------------------------------
+class HTTPClient:
+    def __init__(self, port):
+        self.port = port
+        self.sock = None
+        self.buffer = b""
+
+    def _connect(self):
+        self.sock = socket.create_connection(("127.0.0.1", self.port), timeout=120)
+        self.sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+        self.buffer = b""
+
+    def post(self, path, payload):
+        """Returns (send time in monotonic ns, status, parsed JSON body)."""
+        if self.sock is None:
+            self._connect()
+        body = json.dumps(payload).encode()
+        request = (
+            f"POST {path} HTTP/1.1\r\nHost: 127.0.0.1:{self.port}\r\n"
+            f"Content-Type: application/json\r\nContent-Length: {len(body)}\r\n\r\n"
+        ).encode() + body
+        t0 = time.monotonic_ns()
+        self.sock.sendall(request)
+        while b"\r\n\r\n" not in self.buffer:
+            self._recv()
+        head, self.buffer = self.buffer.split(b"\r\n\r\n", 1)
+        lines = head.decode("latin-1").split("\r\n")
+        status = int(lines[0].split()[1])
+        headers = {}
+        for line in lines[1:]:
+            name, _, value = line.partition(":")
+            headers[name.strip().lower()] = value.strip()
+        if "content-length" in headers:
+            length = int(headers["content-length"])
+            while len(self.buffer) < length:
+                self._recv()
+            data, self.buffer = self.buffer[:length], self.buffer[length:]
+        elif headers.get("transfer-encoding", "").lower() == "chunked":
+            data = b""
+            while True:
+                while b"\r\n" not in self.buffer:
+                    self._recv()
+                size_line, self.buffer = self.buffer.split(b"\r\n", 1)
+                size = int(size_line.split(b";")[0], 16)
+                while len(self.buffer) < size + 2:
+                    self._recv()
+                data += self.buffer[:size]
+                self.buffer = self.buffer[size + 2 :]
+                if size == 0:
+                    break
+        else:
+            raise RuntimeError(f"response without framing: {head!r}")
+        if headers.get("connection", "").lower() == "close":
+            self.close()
+        return t0, status, (json.loads(data) if data else None)
+
+    def _recv(self):
+        chunk = self.sock.recv(65536)
+        if not chunk:
+            raise RuntimeError("publish connection closed by the server")
+        self.buffer += chunk
+
+    def close(self):
+        if self.sock is not None:
+            self.sock.close()
+            self.sock = None
+
+
+# --- client processes -------------------------------------------------------------------
+class ClientGroup:
+    """Several sse_client processes sharing N streams; their stdout lines arrive on one queue."""
+
+    def __init__(self, binary, port, path, streams, per_process, stderr_path):
+        self.lines = queue.Queue()
+        self.procs = []
+        self.stderr = open(stderr_path, "ab")
+        count = max(1, math.ceil(streams / per_process))
+        shares = [streams // count + (1 if i < streams % count else 0) for i in range(count)]
+        for index, share in enumerate(shares):
+            proc = subprocess.Popen(
+                [binary, str(port), path, str(share)],
+                stdin=subprocess.PIPE,
+                stdout=subprocess.PIPE,
+                stderr=self.stderr,
+                bufsize=0,
+            )
+            self.procs.append(proc)
+            threading.Thread(target=self._pump, args=(index, proc), daemon=True).start()
+        self.shares = shares
+
+    def _pump(self, index, proc):
+        for raw in proc.stdout:
+            self.lines.put((index, raw.decode().split()))
+        self.lines.put((index, ["EOF"]))
+
+    def send(self, command, index=None):
+        targets = self.procs if index is None else [self.procs[index]]
+        for proc in targets:
+            proc.stdin.write((command + "\n").encode())
+            proc.stdin.flush()
+
+    def next_line(self, deadline):
+        remaining = deadline - time.monotonic()
+        if remaining <= 0:
+            raise TimeoutError
+        try:
+            return self.lines.get(timeout=remaining)
+        except queue.Empty:
+            raise TimeoutError from None
+
+    def wait_ready(self, timeout):
+        deadline = time.monotonic() + timeout
+        ready = {}
+        while len(ready) < len(self.procs):
+            index, words = self.next_line(deadline)
+            if words[0] == "READY":
+                ready[index] = int(words[1])
+            elif words[0] in ("EOF", "CLOSED"):
+                raise RuntimeError(f"client {index} failed while connecting ({' '.join(words)})")
+        return sum(ready.values())
+
+    def close(self):
+        for proc in self.procs:
+            try:
+                proc.stdin.write(b"Q\n")
+                proc.stdin.close()
+            except OSError:
+                pass
+        byes = []
+        for proc in self.procs:
+            try:
+                proc.wait(timeout=30)
+            except subprocess.TimeoutExpired:
+                proc.kill()
+                proc.wait()
+        # Drain what is left (BYE lines).
+        while True:
+            try:
+                _, words = self.lines.get_nowait()
+            except queue.Empty:
+                break
+            if words[0] == "BYE":
+                byes.append(words)
+        self.stderr.close()
+        return byes
+
+
+# --- measurements -----------------------------------------------------------------------
+class Server:
+    def __init__(self, args):
+        self.args = args
+        self.kind = args.kind
+        self.pid = args.pid
+        self.http = HTTPClient(args.port)
+
+    def stream_path(self, channel):
+        return f"/sse/channels/{channel}" if self.kind == "mockbackend" else "/sse"
+
+    def publish_path(self, channel):
+        return f"/__admin/streams/channels/{channel}/events" if self.kind == "mockbackend" else "/publish"
+
+    def publish(self, channel, data, count=1):
+        t0, status, body = self.http.post(self.publish_path(channel), {"data": data, "count": count})
+        if status != 200:
+            raise RuntimeError(f"publish answered {status}: {body}")
+        return t0, int(body["id"])
+
+    def settle(self, baseline_fds, timeout=20):
+        """Waits until the server holds no more descriptors than before the streams opened."""
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            if fd_count(self.pid) <= baseline_fds:
+                return True
+            time.sleep(0.1)
+        return False
+
+
+def fanout_phase(server, args, streams, phase_index):
+    channel = f"fanout-{streams}-{phase_index}"
+    pid = server.pid
+    time.sleep(1.0)
+    baseline_fds = fd_count(pid)
+    rss_idle = rss_kib(pid)
+    log(f"{args.name}: {streams} streams: RSS idle {rss_idle} KiB; connecting")
+    t_connect = time.monotonic()
+    group = ClientGroup(
+        args.client, args.port, server.stream_path(channel), streams, args.per_process,
+        os.path.join(args.raw, f"{args.name}-clients-{streams}.stderr"),
+    )
+    result = {"streams": streams, "client_processes": len(group.procs), "rss_idle_kib": rss_idle}
+    try:
+        opened = group.wait_ready(timeout=180)
+        result["connect_seconds"] = round(time.monotonic() - t_connect, 2)
+        if opened != streams:
+            raise RuntimeError(f"only {opened} of {streams} streams opened")
+        time.sleep(args.settle)
+        result["rss_streams_kib"] = rss_kib(pid)
+        result["rss_per_stream_kib"] = round((result["rss_streams_kib"] - rss_idle) / streams, 2)
+        result["threads_with_streams"] = thread_count(pid)
+        result["fds_with_streams"] = fd_count(pid)
+        log(f"{args.name}: {streams} streams open in {result['connect_seconds']} s; RSS "
+            f"{result['rss_streams_kib']} KiB ({result['rss_per_stream_kib']} KiB per stream)")
+
+        def one_event(serial):
+            t0, event_id = server.publish(channel, args.data)
+            deadline = time.monotonic() + args.event_timeout
+            got = {}
+            while len(got) < len(group.procs):
+                try:
+                    index, words = group.next_line(deadline)
+                except TimeoutError:
+                    raise RuntimeError(f"event {event_id}: only {len(got)} of {len(group.procs)} "
+                                       f"client processes had it on every stream after {args.event_timeout} s")
+                if words[0] == "GOT" and int(words[1]) == event_id:
+                    got[index] = (int(words[3]), int(words[4]))
+                elif words[0] in ("CLOSED", "EOF"):
+                    raise RuntimeError(f"client {index}: {' '.join(words)} during event {event_id}")
+            first = min(v[0] for v in got.values())
+            last = max(v[1] for v in got.values())
+            return t0, (first - t0) / 1e6, (last - t0) / 1e6
+
+        for serial in range(args.warmup_events):
+            t0, _, _ = one_event(serial)
+            time.sleep(max(0.02, args.spacing - (time.monotonic_ns() - t0) / 1e9))
+        cpu0 = cpu_seconds(pid)
+        wall0 = time.monotonic()
+        firsts, lasts = [], []
+        for serial in range(args.events):
+            t0, first_ms, last_ms = one_event(serial)
+            firsts.append(first_ms)
+            lasts.append(last_ms)
+            if serial + 1 < args.events:
+                time.sleep(max(0.02, args.spacing - (time.monotonic_ns() - t0) / 1e9))
+        cpu1 = cpu_seconds(pid)
+        wall = time.monotonic() - wall0
+        deliveries = args.events * streams
+        result.update({
+            "events": args.events,
+            "latency_last_ms": [round(v, 3) for v in lasts],
+            "latency_first_ms": [round(v, 3) for v in firsts],
+            "p50_last_ms": round(percentile(lasts, 50), 3),
+            "p99_last_ms": round(percentile(lasts, 99), 3),
+            "max_last_ms": round(max(lasts), 3),
+            "p50_first_ms": round(percentile(firsts, 50), 3),
+            "server_cpu_seconds": round(cpu1 - cpu0, 3),
+            "publish_phase_seconds": round(wall, 3),
+            "cpu_us_per_delivery": round((cpu1 - cpu0) * 1e6 / deliveries, 3),
+            "threads_after_events": thread_count(pid),
+            "rss_after_events_kib": rss_kib(pid),
+        })
+        log(f"{args.name}: {streams} streams: last subscriber p50 {result['p50_last_ms']} ms, "
+            f"p99 {result['p99_last_ms']} ms; {result['cpu_us_per_delivery']} us server CPU per delivery")
+    finally:
+        byes = group.close()
+    result["client_byes"] = [" ".join(b) for b in byes]
+    result["released"] = server.settle(baseline_fds)
+    time.sleep(args.settle)
+    result["rss_after_disconnect_kib"] = rss_kib(pid)
+    result["threads_after_disconnect"] = thread_count(pid)
+    log(f"{args.name}: {streams} streams closed; RSS {result['rss_after_disconnect_kib']} KiB "
+        f"(idle before {rss_idle} KiB; descriptors released: {result['released']})")
+    return result
+
+
+def throughput_round(server, args, round_index):
+    channel = f"throughput-{round_index}"
+    pid = server.pid
+    baseline_fds = fd_count(pid)
+    group = ClientGroup(args.client, args.port, server.stream_path(channel), 1, 1,
+                        os.path.join(args.raw, f"{args.name}-throughput.stderr"))
+    result = {"round": round_index, "requested": args.tp_events}
+    try:
+        group.wait_ready(timeout=30)
+        time.sleep(0.3)
+        group.send("R")
+        deadline = time.monotonic() + 10
+        while group.next_line(deadline)[1][0] != "OK":
+            pass
+        cpu0 = cpu_seconds(pid)
+        t0, last_id = server.publish(channel, args.data, count=args.tp_events)
+        t_response = time.monotonic_ns()
+        group.send(f"E {last_id}")
+        deadline = time.monotonic() + args.tp_timeout
+        done = None
+        while done is None:
+            try:
+                _, words = group.next_line(deadline)
+            except TimeoutError:
+                result["error"] = f"last event {last_id} not received within {args.tp_timeout} s"
+                break
+            if words[0] == "DONE":
+                done = words
+            elif words[0] in ("CLOSED", "EOF"):
+                result["error"] = f"stream closed by the server after {words[2] if len(words) > 2 else '?'} events"
+                break
+        cpu1 = cpu_seconds(pid)
+        result["publish_request_ms"] = round((t_response - t0) / 1e6, 1)
+        result["rss_after_kib"] = rss_kib(pid)
+        if done is not None:
+            received, first, last = int(done[2]), int(done[3]), int(done[4])
+            result.update({
+                "received": received,
+                "seconds_first_to_last": round((last - first) / 1e9, 4),
+                "seconds_publish_to_last": round((last - t0) / 1e9, 4),
+                "events_per_second": round((received - 1) / ((last - first) / 1e9)) if last > first else 0,
+                "server_cpu_seconds": round(cpu1 - cpu0, 3),
+                "cpu_us_per_event": round((cpu1 - cpu0) * 1e6 / received, 3),
+            })
+    finally:
+        group.close()
+    server.settle(baseline_fds)
+    return result
+
+
+def measure(args):
+    os.makedirs(args.raw, exist_ok=True)
+    server = Server(args)
+    pid = server.pid
+    out = {
+        "name": args.name, "kind": args.kind, "data_bytes": len(args.data),
+        "rss_start_kib": rss_kib(pid), "threads_start": thread_count(pid),
+        "sizes": [], "throughput": [],
+    }
+    # Warm the server: one stream, a few events (first-use allocations, lazily loaded code).
+    group = ClientGroup(args.client, args.port, server.stream_path("warmup"), 10, 10,
+                        os.path.join(args.raw, f"{args.name}-warmup.stderr"))
+    try:
+        group.wait_ready(timeout=30)
+        for _ in range(5):
+            server.publish("warmup", args.data)
+            time.sleep(0.05)
+    finally:
+        group.close()
+    for index, streams in enumerate(args.sizes):
+        out["sizes"].append(fanout_phase(server, args, streams, index))
+    for round_index in range(args.tp_rounds):
+        result = throughput_round(server, args, round_index)
+        log(f"{args.name}: throughput round {round_index + 1}/{args.tp_rounds}: "
+            + (f"{result['events_per_second']} events/s, {result['cpu_us_per_event']} us CPU per event"
+               if "events_per_second" in result else result.get("error", "failed")))
+        out["throughput"].append(result)
+    rates = [r["events_per_second"] for r in out["throughput"] if "events_per_second" in r]
+    out["throughput_median_eps"] = statistics.median(rates) if rates else None
+    time.sleep(args.settle)
+    out["rss_end_kib"] = rss_kib(pid)
+    server.http.close()
+    with open(args.out, "w") as f:
+        json.dump(out, f, indent=1)
+
+
+# --- report -----------------------------------------------------------------------------
+def report(args):
+    mb = json.load(open(args.mockbackend))
+    hb = json.load(open(args.hummingbird))
+    meta = json.load(open(args.meta)) if args.meta else {}
+    by_size = lambda run: {s["streams"]: s for s in run["sizes"]}
+    mbs, hbs = by_size(mb), by_size(hb)
+    sizes = sorted(set(mbs) & set(hbs))
+    mib = lambda k: f"{k / 1024:.1f}"
+    ratio = lambda a, b: f"{a / b:.2f}" if a and b else "n/a"
+    lines = []
+    w = lines.append
+    w(f"## SSE fan-out — {meta.get('date', time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime()))}")
+    w("")
+    if meta:
+        w(f"Machine: {meta.get('machine', '')}. {meta.get('notes', '')}")
+        w("")
+    w(f"Event data {mb['data_bytes']} bytes; {mbs[sizes[0]]['events'] if sizes else '?'} measured events per size, "
+      f"spaced {meta.get('spacing_ms', '?')} ms, after {meta.get('warmup_events', '?')} unmeasured ones.")
+    w("")
+    w("### Fan-out latency (publish request sent → event read by the last subscriber)")
+    w("")
+    w("| streams | server | p50 ms | p99 ms | max ms | p50 to first subscriber ms | server CPU µs per delivery | client processes |")
+    w("|---:|---|---:|---:|---:|---:|---:|---:|")
+    for n in sizes:
+        for label, s in (("mockbackend", mbs[n]), ("hummingbird", hbs[n])):
+            w(f"| {n:,} | {label} | {s['p50_last_ms']} | {s['p99_last_ms']} | {s['max_last_ms']} | "
+              f"{s['p50_first_ms']} | {s['cpu_us_per_delivery']} | {s['client_processes']} |")
+    w("")
+    w("### Memory")
+    w("")
+    w("| streams | server | RSS idle before MiB | RSS with streams MiB | KiB per idle stream | RSS after events MiB | RSS after disconnect MiB | threads with streams |")
+    w("|---:|---|---:|---:|---:|---:|---:|---:|")
+    for n in sizes:
+        for label, s in (("mockbackend", mbs[n]), ("hummingbird", hbs[n])):
+            w(f"| {n:,} | {label} | {mib(s['rss_idle_kib'])} | {mib(s['rss_streams_kib'])} | "
+              f"{s['rss_per_stream_kib']} | {mib(s['rss_after_events_kib'])} | {mib(s['rss_after_disconnect_kib'])} | "
+              f"{s['threads_with_streams']} |")
+    w("")
+    w(f"RSS at start / at the end of the whole run: mockbackend {mib(mb['rss_start_kib'])} / {mib(mb['rss_end_kib'])} MiB, "
+      f"hummingbird {mib(hb['rss_start_kib'])} / {mib(hb['rss_end_kib'])} MiB.")
+    w("")
+    w("### One stream, one publish request of many events")
+    w("")
+    w("| server | events/s (median) | per round | server CPU µs per event | publish request ms | errors |")
+    w("|---|---:|---|---|---|---|")
+    for label, run in (("mockbackend", mb), ("hummingbird", hb)):
+        rounds = run["throughput"]
+        w(f"| {label} | {run['throughput_median_eps'] or 'n/a'} | "
+          f"{' '.join(str(r.get('events_per_second', 'failed')) for r in rounds)} | "
+          f"{' '.join(str(r.get('cpu_us_per_event', '-')) for r in rounds)} | "
+          f"{' '.join(str(r.get('publish_request_ms', '-')) for r in rounds)} | "
+          f"{'; '.join(r['error'] for r in rounds if 'error' in r) or 'none'} |")
+    w("")
+    w("### Targets and ratios (mockbackend / hummingbird)")
+    w("")
+    verdict = lambda ok: "met" if ok else "**MISSED**"
+    w("| figure | mockbackend | hummingbird | ratio | target | |")
+    w("|---|---:|---:|---:|---|---|")
+    largest = max(sizes) if sizes else None
+    if largest:
+        m, h = mbs[largest], hbs[largest]
+        w(f"| streams held | {largest:,} | {largest:,} | | 10,000 concurrent | {verdict(largest >= 10000 and m['p99_last_ms'] == m['p99_last_ms'])} |")
+    for n in sizes:
+        m, h = mbs[n], hbs[n]
+        w(f"| p50 / p99 to last subscriber, {n:,} streams (ms) | {m['p50_last_ms']} / {m['p99_last_ms']} | "
+          f"{h['p50_last_ms']} / {h['p99_last_ms']} | {ratio(m['p50_last_ms'], h['p50_last_ms'])} / "
+          f"{ratio(m['p99_last_ms'], h['p99_last_ms'])} | | |")
+    for n in sizes:
+        m, h = mbs[n], hbs[n]
+        target = "≤ 8 µs (headline)" if n == 5000 else ""
+        ok = verdict(m["cpu_us_per_delivery"] <= 8) if n == 5000 else ""
+        w(f"| server CPU per delivery, {n:,} streams (µs) | {m['cpu_us_per_delivery']} | {h['cpu_us_per_delivery']} | "
+          f"{ratio(m['cpu_us_per_delivery'], h['cpu_us_per_delivery'])} | {target} | {ok} |")
+    for n in sizes:
+        m, h = mbs[n], hbs[n]
+        w(f"| RSS per idle stream, {n:,} streams (KiB) | {m['rss_per_stream_kib']} | {h['rss_per_stream_kib']} | "
+          f"{ratio(m['rss_per_stream_kib'], h['rss_per_stream_kib'])} | ≤ 8 KiB | {verdict(m['rss_per_stream_kib'] <= 8)} |")
+    if largest:
+        m, h = mbs[largest], hbs[largest]
+        back = m["rss_after_disconnect_kib"] - m["rss_idle_kib"]
+        w(f"| RSS after {largest:,} streams closed − idle before (MiB) | {back / 1024:+.1f} | "
+          f"{(h['rss_after_disconnect_kib'] - h['rss_idle_kib']) / 1024:+.1f} | | back near idle (≤ +2 MiB) | "
+          f"{verdict(back <= 2048)} |")
+    me, he = mb["throughput_median_eps"], hb["throughput_median_eps"]
+    w(f"| one stream, events/s | {me or 'failed'} | {he or 'failed'} | {ratio(me, he)} | ≥ 200,000 | "
+      f"{verdict(bool(me) and me >= 200000)} |")
+    print("\n".join(lines))
+
+
+def main():
+    parser = argparse.ArgumentParser()
+    sub = parser.add_subparsers(dest="command", required=True)
+    m = sub.add_parser("measure")
+    m.add_argument("--name", required=True)
+    m.add_argument("--kind", choices=["mockbackend", "hummingbird"], required=True)
+    m.add_argument("--pid", type=int, required=True)
+    m.add_argument("--port", type=int, required=True)
+    m.add_argument("--client", required=True)
+    m.add_argument("--out", required=True)
+    m.add_argument("--raw", required=True)
+    m.add_argument("--sizes", type=lambda s: [int(x) for x in s.split(",")], default=[1000, 5000, 10000])
+    m.add_argument("--events", type=int, default=50)
+    m.add_argument("--warmup-events", type=int, default=3)
+    m.add_argument("--spacing", type=float, default=0.1)
+    m.add_argument("--event-timeout", type=float, default=30)
+    m.add_argument("--per-process", type=int, default=5000)
+    m.add_argument("--settle", type=float, default=1.5)
+    m.add_argument("--data", default="0123456789abcdef0123456789abcdef")
+    m.add_argument("--tp-events", type=int, default=500000)
+    m.add_argument("--tp-rounds", type=int, default=3)
+    m.add_argument("--tp-timeout", type=float, default=60)
+    r = sub.add_parser("report")
+    r.add_argument("mockbackend")
+    r.add_argument("hummingbird")
+    r.add_argument("--meta")
+    args = parser.parse_args()
+    if args.command == "measure":
+        measure(args)
+    else:
+        report(args)
+
+
+if __name__ == "__main__":
+    main()

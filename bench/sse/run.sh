@@ -1,0 +1,207 @@
+#!/usr/bin/env bash
+# SSE fan-out benchmark: mockbackend's channel streams vs the Hummingbird peer's /sse.
+#
+#   bash bench/sse/run.sh
+#
+# For each server in turn (never both at once): N concurrent streams (1,000, 5,000, 10,000),
+# one event published at a time, time to the last subscriber, server CPU per delivery and
+# RSS per idle stream; then one stream taking one publish request of 500,000 events.
+#
+# Environment (all optional):
+#   SIZES=1000,5000,10000  stream counts
+#   EVENTS=50              measured events per size (after WARMUP_EVENTS unmeasured ones)
+#   WARMUP_EVENTS=3
+#   SPACING=0.1            seconds from one publish request to the next (at least)
+#   TP_EVENTS=500000       events in the single-stream publish request
+#   TP_ROUNDS=3            single-stream rounds (median shown)
+#   PER_PROCESS=5000       streams per client process (ulimit -n is 20000 here)
+#   SERVER_CPU=0 CLIENT_CPU=1
+#   SKIP_BUILD=1           use the release binaries already built
+#   NICE=-10               niceness of servers and clients (default -10 as root, else 0)
+#   ONLY=mockbackend|hummingbird   measure one server only (no comparison report)
+#
+# Writes bench/results/sse/latest.md (markdown summary, also printed) and the raw JSON of
+# each server under bench/results/sse/. Uses only 127.0.0.1; stops everything it started.
+set -euo pipefail
+
+SSE_DIR="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
+BENCH="$(cd "$SSE_DIR/.." && pwd)"
+ROOT="$(cd "$BENCH/.." && pwd)"
+PEER_DIR="$BENCH/peers/hummingbird-peer"
+RESULTS="$BENCH/results/sse"
+RAW="$RESULTS/raw"
+
+SIZES="${SIZES:-1000,5000,10000}"
+EVENTS="${EVENTS:-50}"
+WARMUP_EVENTS="${WARMUP_EVENTS:-3}"
+SPACING="${SPACING:-0.1}"
+TP_EVENTS="${TP_EVENTS:-500000}"
+TP_ROUNDS="${TP_ROUNDS:-3}"
+PER_PROCESS="${PER_PROCESS:-5000}"
+SERVER_CPU="${SERVER_CPU:-0}"
+CLIENT_CPU="${CLIENT_CPU:-1}"
+SKIP_BUILD="${SKIP_BUILD:-0}"
+NICE="${NICE:-auto}"
+ONLY="${ONLY:-}"
+
+log() { printf '[sse-bench] %s\n' "$*" >&2; }
+die() { printf '[sse-bench] error: %s\n' "$*" >&2; exit 1; }
+
+# --- cleanup: every process this script starts is recorded here -----------------------
+PIDS=()
+cleanup() {
+    local pid
+    for pid in "${PIDS[@]}"; do kill -TERM "$pid" 2>/dev/null || true; done
+    for pid in "${PIDS[@]}"; do
+        for _ in $(seq 1 30); do
+            kill -0 "$pid" 2>/dev/null || break
+            sleep 0.1
+        done
+        kill -KILL "$pid" 2>/dev/null || true
+        wait "$pid" 2>/dev/null || true
+    done
+    PIDS=()
+}
+# The driver's client processes are its children; it tells them to quit, and they quit
+# on their own when its pipes close or after 900 s. Their pids are killed here as well.
+kill_clients() {
+    local pid
+    for pid in $(pgrep -P "${DRIVER_PID:-0}" 2>/dev/null || true); do kill -KILL "$pid" 2>/dev/null || true; done
+}
+trap 'kill_clients; cleanup' EXIT
+trap 'exit 130' INT
+trap 'exit 143' TERM
+
+for tool in taskset curl python3 swift gcc awk; do
+    command -v "$tool" >/dev/null 2>&1 || die "$tool is required"
+done
+if [ "$NICE" = auto ]; then
+    if [ "$(id -u)" -eq 0 ]; then NICE=-10; else NICE=0; fi
+fi
+NCPU="$(nproc --all)"
+[ "$SERVER_CPU" -lt "$NCPU" ] && [ "$CLIENT_CPU" -lt "$NCPU" ] || die "need CPUs $SERVER_CPU and $CLIENT_CPU"
+
+# Each stream is a descriptor on both sides: raise the soft limit to the hard one (20000 here).
+ulimit -n "$(ulimit -Hn)" 2>/dev/null || true
+log "open-file limit: $(ulimit -n)"
+
+# The /health benchmark and this one would disturb each other.
+for _ in $(seq 1 40); do
+    pgrep -f "bench/run.sh" >/dev/null || break
+    log "bench/run.sh is running; waiting 30 s"
+    sleep 30
+done
+pgrep -f "bench/run.sh" >/dev/null && die "bench/run.sh is still running"
+
+# --- build -----------------------------------------------------------------------------
+MB_BUILD=(swift build -c release --static-swift-stdlib --scratch-path "$ROOT/.build-bench")
+HB_BUILD=(swift build -c release --static-swift-stdlib --package-path "$PEER_DIR")
+mkdir -p "$RESULTS/bin" "$RAW"
+CLIENT="$RESULTS/bin/sse_client"
+if [ "$SKIP_BUILD" != 1 ]; then
+    log "building mockbackend (release, static stdlib)"
+    (cd "$ROOT" && "${MB_BUILD[@]}" --product mockbackend) >&2
+    log "building the Hummingbird peer (release, static stdlib)"
+    (cd "$ROOT" && "${HB_BUILD[@]}") >&2
+fi
+gcc -O2 -Wall -o "$CLIENT" "$SSE_DIR/sse_client.c"
+MB_BIN="$(cd "$ROOT" && "${MB_BUILD[@]}" --show-bin-path)/mockbackend"
+HB_BIN="$(cd "$ROOT" && "${HB_BUILD[@]}" --show-bin-path)/HummingbirdPeer"
+[ -x "$MB_BIN" ] || die "missing $MB_BIN"
+[ -x "$HB_BIN" ] || die "missing $HB_BIN"
+MB_REVISION="$(git -C "$ROOT" rev-parse --short HEAD 2>/dev/null || echo unknown)"
+if [ -n "$(git -C "$ROOT" status --porcelain -- Sources Package.swift 2>/dev/null)" ]; then
+    MB_REVISION="$MB_REVISION + uncommitted changes in Sources/"
+fi
+
+cpu_busy_percent() {
+    local a b
+    a="$(awk '/^cpu / { print $2 + $3 + $4 + $7 + $8 + $9, $5 + $6 }' /proc/stat)"
+    sleep 3
+    b="$(awk '/^cpu / { print $2 + $3 + $4 + $7 + $8 + $9, $5 + $6 }' /proc/stat)"
+    echo "$a $b" | awk '{ busy = $3 - $1; idle = $4 - $2; printf "%.0f", 100 * busy / (busy + idle) }'
+}
+BUSY_BEFORE="$(cpu_busy_percent)"
+[ "$BUSY_BEFORE" -le 15 ] || log "warning: the machine is ${BUSY_BEFORE}% busy with other work; numbers will be noisy"
+
+# start_server NAME LOGFILE CMD...: pinned to SERVER_CPU; waits for "listening on
+# http://127.0.0.1:PORT" and a 200 on /health. Sets SERVER_PID and SERVER_PORT.
+start_server() {
+    local name="$1" logfile="$2"
+    shift 2
+    nice -n "$NICE" taskset -c "$SERVER_CPU" "$@" >"$logfile" 2>&1 &
+    SERVER_PID=$!
+    PIDS+=("$SERVER_PID")
+    SERVER_PORT=""
+    local line
+    for _ in $(seq 1 300); do
+        kill -0 "$SERVER_PID" 2>/dev/null || { cat "$logfile" >&2; die "$name exited during start"; }
+        line="$(grep -E 'listening on http://127\.0\.0\.1:[0-9]+' "$logfile" | tail -n 1 || true)"
+        if [ -n "$line" ]; then
+            SERVER_PORT="${line##*:}"
+            SERVER_PORT="${SERVER_PORT//[^0-9]/}"
+            break
+        fi
+        sleep 0.05
+    done
+    [ -n "$SERVER_PORT" ] || die "$name printed no listening line"
+    for _ in $(seq 1 200); do
+        [ "$(curl -s -o /dev/null -w '%{http_code}' "http://127.0.0.1:$SERVER_PORT/health")" = 200 ] && return 0
+        sleep 0.05
+    done
+    die "$name did not answer 200 on /health"
+}
+
+stop_server() {
+    kill -TERM "$SERVER_PID" 2>/dev/null || true
+    for _ in $(seq 1 50); do kill -0 "$SERVER_PID" 2>/dev/null || break; sleep 0.1; done
+    kill -KILL "$SERVER_PID" 2>/dev/null || true
+    wait "$SERVER_PID" 2>/dev/null || true
+}
+
+# measure NAME KIND: runs the driver (pinned to CLIENT_CPU) against the running server.
+measure() {
+    local name="$1" kind="$2"
+    nice -n "$NICE" taskset -c "$CLIENT_CPU" python3 "$SSE_DIR/driver.py" measure \
+        --name "$name" --kind "$kind" --pid "$SERVER_PID" --port "$SERVER_PORT" --client "$CLIENT" \
+        --out "$RESULTS/$name.json" --raw "$RAW" --sizes "$SIZES" --events "$EVENTS" \
+        --warmup-events "$WARMUP_EVENTS" --spacing "$SPACING" --per-process "$PER_PROCESS" \
+        --tp-events "$TP_EVENTS" --tp-rounds "$TP_ROUNDS" &
+    DRIVER_PID=$!
+    PIDS+=("$DRIVER_PID")
+    wait "$DRIVER_PID" || die "the driver failed against $name (see above)"
+}
+
+cd "$ROOT"  # mockbackend reads Public/ and openapi/ relative to the working directory
+START="$(date +%s)"
+if [ "$ONLY" != hummingbird ]; then
+    start_server mockbackend "$RAW/mockbackend.log" "$MB_BIN" --port 0 --log-level warning \
+        --heartbeat 0 --max-connections 12000
+    log "mockbackend pid $SERVER_PID port $SERVER_PORT"
+    measure mockbackend mockbackend
+    stop_server
+fi
+if [ "$ONLY" != mockbackend ]; then
+    start_server hummingbird "$RAW/hummingbird.log" "$HB_BIN" 0
+    log "hummingbird pid $SERVER_PID port $SERVER_PORT"
+    measure hummingbird hummingbird
+    stop_server
+fi
+ELAPSED=$(( $(date +%s) - START ))
+
+if [ -z "$ONLY" ]; then
+    python3 - "$RESULTS/meta.json" <<EOF
+import json, sys
+json.dump({
+    "date": "$(date -u '+%Y-%m-%d %H:%M UTC')",
+    "machine": "$NCPU CPUs, $(uname -m), ${BUSY_BEFORE}% busy with other work just before the run; servers pinned to CPU $SERVER_CPU, driver and clients to CPU $CLIENT_CPU, niceness $NICE",
+    "notes": "mockbackend built from $MB_REVISION; measuring took ${ELAPSED} s.",
+    "spacing_ms": round(float("$SPACING") * 1000),
+    "warmup_events": $WARMUP_EVENTS,
+}, open(sys.argv[1], "w"))
+EOF
+    python3 "$SSE_DIR/driver.py" report "$RESULTS/mockbackend.json" "$RESULTS/hummingbird.json" \
+        --meta "$RESULTS/meta.json" >"$RESULTS/latest.md"
+    printf '\n'; cat "$RESULTS/latest.md"; printf '\n'
+    log "written $RESULTS/latest.md (raw JSON in $RESULTS/)"
+fi
