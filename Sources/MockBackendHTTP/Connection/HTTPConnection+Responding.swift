@@ -138,11 +138,16 @@ extension HTTPConnection {
         flush()
     }
 
+    /// Largest write that stream bytes queued behind a slow socket are merged into.
+    static let mergedWriteLimit = 64 * 1024
+
     func enqueueShaped(_ bytes: [UInt8], kind: ResponseWriteKind) {
         if var shaper = current?.shaper {
             let segments = shaper.shape(bytes, kind: kind)
             current?.shaper = shaper
             outbound.append(contentsOf: segments)
+        } else if kind == .body {
+            outbound.appendMerging(bytes, limit: Self.mergedWriteLimit)
         } else {
             outbound.append(.bytes(bytes))
         }

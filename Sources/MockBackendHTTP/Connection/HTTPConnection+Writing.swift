@@ -9,8 +9,11 @@ import Darwin
 extension HTTPConnection {
     /// Writes queued segments until the socket would block, a pause starts, or the queue
     /// is empty; then completes the response or the close that waited for the writes.
-    func flush() {
+    /// While the socket is known to be full (`writeArmed`) only the writable event
+    /// flushes (`force`): trying earlier would cost a system call that returns EAGAIN.
+    func flush(force: Bool = false) {
         assertOnQueue()
+        if writeArmed, !force { return }
         while lifecycle != .closed, !isPausing, let segment = outbound.front {
             switch segment {
             case .bytes(let bytes):
@@ -32,6 +35,8 @@ extension HTTPConnection {
                 }
             case .pause(let milliseconds):
                 outbound.popFront()
+                // A write source left armed would fire again and again while nothing may be sent.
+                disarmWrite()
                 startPause(milliseconds: milliseconds)
                 return
             case .close(let reset):
@@ -50,7 +55,7 @@ extension HTTPConnection {
     }
 
     func handleWritable() {
-        flush()
+        flush(force: true)
     }
 
     /// Waits for the socket to take more bytes.

@@ -9,6 +9,8 @@ struct OutboundQueue {
     private(set) var frontOffset = 0
     /// Bytes queued and not yet written.
     private(set) var unsentBytes = 0
+    /// Whether the last segment may take more bytes (`appendMerging`).
+    private var lastIsMergeable = false
 
     var isEmpty: Bool { head == segments.count }
     var front: OutboundSegment? { isEmpty ? nil : segments[head] }
@@ -19,6 +21,26 @@ struct OutboundQueue {
             unsentBytes += bytes.count
         }
         segments.append(segment)
+        lastIsMergeable = false
+    }
+
+    /// Appends bytes to the last segment when that one also came from here and stays
+    /// within `limit`, else as a new segment. While a slow socket holds writes back, many
+    /// small writes become one large one: one system call instead of hundreds.
+    mutating func appendMerging(_ bytes: [UInt8], limit: Int) {
+        guard !bytes.isEmpty else { return }
+        guard lastIsMergeable, head < segments.count, case .bytes(var last) = segments[segments.count - 1],
+            last.count + bytes.count <= limit
+        else {
+            append(.bytes(bytes))
+            lastIsMergeable = true
+            return
+        }
+        // Replacing the entry first leaves `last` uniquely referenced, so it grows in place.
+        segments[segments.count - 1] = .bytes([])
+        last.append(contentsOf: bytes)
+        segments[segments.count - 1] = .bytes(last)
+        unsentBytes += bytes.count
     }
 
     mutating func append(contentsOf list: [OutboundSegment]) {
@@ -42,6 +64,7 @@ struct OutboundQueue {
         if head == segments.count {
             segments.removeAll(keepingCapacity: segments.count <= 64)
             head = 0
+            lastIsMergeable = false
         } else if head >= 1024, head * 2 >= segments.count {
             segments.removeFirst(head)
             head = 0
@@ -53,5 +76,6 @@ struct OutboundQueue {
         head = 0
         frontOffset = 0
         unsentBytes = 0
+        lastIsMergeable = false
     }
 }
