@@ -14,6 +14,8 @@ public final class MockBackendApp: Sendable {
     public let player: PlayerService
     /// Every request answered outside `/__admin`.
     public let requests: RequestJournal
+    /// The clock behind every simulated duration.
+    public let clock: SimulationClock
     private let server: HTTPServer
     private let logger: Logger
 
@@ -22,14 +24,16 @@ public final class MockBackendApp: Sendable {
         self.logger = logger
         let streams = EventStreamRegistry()
         self.streams = streams
+        let clock = SimulationClock(mode: configuration.clock)
+        self.clock = clock
         let player = PlayerService(
             accounts: AccountStore(users: configuration.scenario.users), streams: streams,
-            settings: configuration.player)
+            settings: configuration.player, clock: clock)
         self.player = player
         let requests = RequestJournal()
         self.requests = requests
         let router = Self.makeRouter(
-            configuration: configuration, streams: streams, player: player, requests: requests)
+            configuration: configuration, streams: streams, player: player, requests: requests, clock: clock)
         self.router = router
         let staticFiles = StaticFileHandler(directory: configuration.publicDirectory)
         if staticFiles == nil {
@@ -50,7 +54,7 @@ public final class MockBackendApp: Sendable {
     /// The one wiring function: every route of the mock, in one place.
     static func makeRouter(
         configuration: MockBackendConfiguration, streams: EventStreamRegistry, player: PlayerService,
-        requests: RequestJournal
+        requests: RequestJournal, clock: SimulationClock
     ) -> Router {
         var router = Router()
         let endpoint = SSEEndpoint(padding: configuration.ssePadding)
@@ -63,13 +67,14 @@ public final class MockBackendApp: Sendable {
         AdminPlayerRoutes(player: player).register(on: &router)
         AdminStateRoutes(player: player, streams: streams, journal: requests, scenario: configuration.scenario)
             .register(on: &router)
+        AdminClockRoutes(clock: clock).register(on: &router)
         return router
     }
 
     /// Binds and starts serving.
     public func start() throws {
         try server.start()
-        streams.startHeartbeats(every: configuration.heartbeatInterval)
+        streams.startHeartbeats(every: configuration.heartbeatInterval, on: clock)
         player.startIdleSweep()
     }
 
@@ -81,8 +86,7 @@ public final class MockBackendApp: Sendable {
 
     /// Stops accepting, finishes responses in flight, ends streams, and returns when done.
     public func stop(gracePeriod: Duration = .milliseconds(1500)) async {
-        streams.stopHeartbeats()
-        player.stopIdleSweep()
+        clock.stop()
         await server.stop(gracePeriod: gracePeriod)
     }
 }

@@ -13,6 +13,9 @@ public struct MockBackendConfiguration: Sendable {
     public var heartbeatInterval: Duration = .seconds(15)
     /// The player API's behaviour (session TTL, idle close, balance-update variants).
     public var player = PlayerSettings()
+    /// How simulated time passes: real time scaled by a speed (`--speed`), or a manual clock
+    /// moved only by `POST /__admin/clock/advance` (`--clock manual`).
+    public var clock = SimulationClock.Mode.real(speed: 1)
     /// Seed data; `POST /__admin/reset` returns to it.
     public var scenario = Scenario.builtIn
     /// Size of the padding comment sent first on every stream (`?padding=` per request).

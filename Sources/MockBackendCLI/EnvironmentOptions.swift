@@ -7,7 +7,8 @@ enum EnvironmentOptions {
     /// Every option that takes a value, by its long name.
     static let valueOptions = [
         "host", "port", "public-dir", "openapi-file", "log-level", "log-format", "max-connections", "heartbeat",
-        "sse-padding", "session-ttl", "userinfo-idle-timeout", "balance-update-variants",
+        "sse-padding", "session-ttl", "userinfo-idle-timeout", "balance-update-variants", "clock",
+        "speed",
     ]
 
     /// The variable that sets `option`.

@@ -16,6 +16,12 @@ import Glibc
 import Darwin
 #endif
 
+/// `--clock`.
+enum ClockOption: String, ExpressibleByArgument, CaseIterable {
+    case real
+    case manual
+}
+
 /// How log lines are written.
 enum LogFormat: String, ExpressibleByArgument, CaseIterable {
     case text
@@ -66,6 +72,13 @@ struct MockBackendCommand: ParsableCommand {
     @Option(help: "Bytes of padding comment sent first on every stream (?padding= per request).")
     var ssePadding = 0
 
+    @Option(
+        help: "How simulated time passes: real (scaled by --speed) or manual (moved by POST /__admin/clock/advance).")
+    var clock: ClockOption = .real
+
+    @Option(help: "Factor every simulated duration is scaled by: 2 runs jobs, TTLs and heartbeats twice as fast.")
+    var speed: Double = 1
+
     @Option(help: "Seconds after login when a session expires; 0 keeps sessions until ended otherwise.")
     var sessionTtl: Double = 0
 
@@ -90,6 +103,9 @@ struct MockBackendCommand: ParsableCommand {
         where !(value >= 0 && value.isFinite) {
             throw ValidationError("\(name) must be 0 or more seconds, not \(value).")
         }
+        guard speed > 0, speed <= 10_000, speed.isFinite else {
+            throw ValidationError("--speed must be above 0 and at most 10000, not \(speed).")
+        }
         guard (0...65536).contains(ssePadding) else {
             throw ValidationError("--sse-padding must be from 0 to 65536 bytes, not \(ssePadding).")
         }
@@ -105,6 +121,7 @@ struct MockBackendCommand: ParsableCommand {
         configuration.player.sessionTTL = sessionTtl > 0 ? .milliseconds(Int((sessionTtl * 1000).rounded())) : nil
         configuration.player.userInfoIdleTimeout = .milliseconds(Int((userinfoIdleTimeout * 1000).rounded()))
         configuration.player.balanceUpdateVariants = balanceUpdateVariants
+        configuration.clock = clock == .manual ? .manual : .real(speed: speed)
         return configuration
     }
 

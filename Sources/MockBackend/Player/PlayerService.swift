@@ -1,4 +1,3 @@
-import Dispatch
 import MockBackendAPI
 import MockBackendHTTP
 import ServerSentEvents
@@ -17,21 +16,25 @@ public final class PlayerService: Sendable {
         let sessionId: String
         let userId: Int
         let writer: ResponseBodyWriter
-        let connectedAt: ContinuousClock.Instant
+        /// Simulated time of the connection.
+        let connectedAt: Duration
     }
 
     public let accounts: AccountStore
     public let settings: PlayerSettings
     private let streams: EventStreamRegistry
     private let subscriptions = LockedValue<[UInt64: Subscription]>([:])
-    private let lastEventAt = LockedValue<[Int: ContinuousClock.Instant]>([:])
-    private let sweepTimer = LockedValue<DispatchSourceTimer?>(nil)
-    private let queue = DispatchQueue(label: "mockbackend.player")
+    /// Simulated time of each user's last user-info event.
+    private let lastEventAt = LockedValue<[Int: Duration]>([:])
+    private let sweepTimer = LockedValue<SimulationClock.Timer?>(nil)
+    private let clock: SimulationClock
 
-    public init(accounts: AccountStore, streams: EventStreamRegistry, settings: PlayerSettings) {
+    public init(accounts: AccountStore, streams: EventStreamRegistry, settings: PlayerSettings, clock: SimulationClock)
+    {
         self.accounts = accounts
         self.streams = streams
         self.settings = settings
+        self.clock = clock
     }
 
     /// The user-info stream of a user: no heartbeat, like its real counterpart.
@@ -44,7 +47,7 @@ public final class PlayerService: Sendable {
         guard let session = accounts.login(login, password: password) else { return nil }
         if let ttl = settings.sessionTTL {
             let sessionId = session.sessionId
-            queue.asyncAfter(deadline: .now() + DispatchDuration.interval(ttl)) { [weak self] in
+            clock.schedule(after: ttl) { [weak self] in
                 self?.expire(sessionId, reason: .expired)
             }
         }
@@ -58,7 +61,7 @@ public final class PlayerService: Sendable {
         let accepted = subscriptions.withLock { subscriptions -> Bool in
             guard case .valid = accounts.check(sessionId: session.sessionId) else { return false }
             subscriptions[connection] = Subscription(
-                sessionId: session.sessionId, userId: session.userId, writer: writer, connectedAt: .now)
+                sessionId: session.sessionId, userId: session.userId, writer: writer, connectedAt: clock.now)
             return true
         }
         guard accepted else {
@@ -165,36 +168,27 @@ public final class PlayerService: Sendable {
             let data = try JSONCoding.encoder.encode(UserInfoEnvelope(type: type, body: posting))
             stream.publish(ServerSentEvent(data: String(decoding: data, as: UTF8.self)))
         }
-        lastEventAt.withLock { $0[userId] = .now }
+        let now = clock.now
+        lastEventAt.withLock { $0[userId] = now }
         return posting
     }
 
-    /// Closes user-info streams that have gone `userInfoIdleTimeout` without an event;
-    /// checks every tenth of the timeout (at most every second).
+    /// Closes user-info streams that have gone `userInfoIdleTimeout` of simulated time
+    /// without an event; checks every tenth of the timeout (at most every second).
     public func startIdleSweep() {
         let timeout = settings.userInfoIdleTimeout
         guard timeout > .zero else { return }
-        let period = min(timeout / 10, .seconds(1))
-        let timer = DispatchSource.makeTimerSource(queue: queue)
-        timer.schedule(
-            deadline: .now() + DispatchDuration.interval(period), repeating: DispatchDuration.interval(period))
-        timer.setEventHandler { [weak self] in self?.closeIdleStreams(timeout: timeout) }
-        sweepTimer.withLock { existing in
-            existing?.cancel()
-            existing = timer
+        let timer = clock.repeating(every: min(timeout / 10, .seconds(1))) { [weak self] in
+            self?.closeIdleStreams(timeout: timeout)
         }
-        timer.activate()
-    }
-
-    public func stopIdleSweep() {
-        sweepTimer.withLock { timer in
-            timer?.cancel()
-            timer = nil
+        sweepTimer.withLock { existing in
+            if let existing { clock.cancel(existing) }
+            existing = timer
         }
     }
 
     private func closeIdleStreams(timeout: Duration) {
-        let now = ContinuousClock.now
+        let now = clock.now
         let lastEvents = lastEventAt.current
         let idle = subscriptions.withLock { subscriptions in
             subscriptions.values.filter { subscription in

@@ -1,11 +1,10 @@
-import Dispatch
 import MockBackendHTTP
 
 /// Every named stream of the app, and the one timer that sends their heartbeats.
 public final class EventStreamRegistry: Sendable {
     public let journal: StreamJournal
     private let streams = LockedValue<[String: EventStream]>([:])
-    private let heartbeatTimer: LockedValue<DispatchSourceTimer?> = LockedValue(nil)
+    private let heartbeatTimer = LockedValue<SimulationClock.Timer?>(nil)
 
     public init(journal: StreamJournal = StreamJournal()) {
         self.journal = journal
@@ -41,28 +40,16 @@ public final class EventStreamRegistry: Sendable {
         journal.clear()
     }
 
-    /// Sends heartbeat comments on every stream that wants them, every `interval`.
-    public func startHeartbeats(every interval: Duration) {
+    /// Sends heartbeat comments on every stream that wants them, every `interval` of
+    /// simulated time.
+    public func startHeartbeats(every interval: Duration, on clock: SimulationClock) {
         guard interval > .zero else { return }
-        let timer = DispatchSource.makeTimerSource(queue: DispatchQueue(label: "mockbackend.heartbeat"))
-        let nanoseconds =
-            Int(interval.components.seconds) * 1_000_000_000
-            + Int(interval.components.attoseconds / 1_000_000_000)
-        timer.schedule(deadline: .now() + .nanoseconds(nanoseconds), repeating: .nanoseconds(nanoseconds))
-        timer.setEventHandler { [weak self] in
+        let timer = clock.repeating(every: interval) { [weak self] in
             for stream in self?.all ?? [] { stream.sendHeartbeat() }
         }
         heartbeatTimer.withLock { existing in
-            existing?.cancel()
+            if let existing { clock.cancel(existing) }
             existing = timer
-        }
-        timer.activate()
-    }
-
-    public func stopHeartbeats() {
-        heartbeatTimer.withLock { timer in
-            timer?.cancel()
-            timer = nil
         }
     }
 }

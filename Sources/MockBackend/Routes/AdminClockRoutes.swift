@@ -1,0 +1,70 @@
+import MockBackendHTTP
+
+/// `GET/PUT /__admin/clock` and `POST /__admin/clock/advance`: the simulation clock.
+struct AdminClockRoutes {
+    let clock: SimulationClock
+
+    struct ClockState: Encodable {
+        var mode: String
+        var speed: Double?
+        var nowMs: Double
+    }
+
+    struct SpeedRequest: Decodable {
+        var speed: Double
+    }
+
+    struct AdvanceRequest: Decodable {
+        var ms: Double
+    }
+
+    struct Advanced: Encodable {
+        var advancedMs: Double
+        var nowMs: Double
+        var timersFired: Int
+    }
+
+    func register(on router: inout Router) {
+        let clock = clock
+        router.get("/__admin/clock") { _ in try .json(Self.state(of: clock)) }
+        router.put("/__admin/clock") { request in
+            let body = try RequestBody.decode(SpeedRequest.self, from: request)
+            guard body.speed > 0, body.speed <= 10_000, body.speed.isFinite else {
+                throw ProblemDetails.badRequest(
+                    "Field 'speed' must be above 0 and at most 10000.", code: "INVALID_BODY")
+            }
+            guard case .real = clock.mode else {
+                throw ProblemDetails(
+                    status: 409, code: "CLOCK_IS_MANUAL", detail: "A manual clock has no speed; move it with /advance.")
+            }
+            clock.setSpeed(body.speed)
+            return try .json(Self.state(of: clock))
+        }
+        router.post("/__admin/clock/advance") { request in
+            let body = try RequestBody.decode(AdvanceRequest.self, from: request)
+            guard body.ms >= 0, body.ms <= 86_400_000 * 365, body.ms.isFinite else {
+                throw ProblemDetails.badRequest(
+                    "Field 'ms' must be from 0 to a year of milliseconds.", code: "INVALID_BODY")
+            }
+            guard clock.mode == .manual else {
+                throw ProblemDetails(
+                    status: 409, code: "CLOCK_NOT_MANUAL",
+                    detail: "Only a manual clock (--clock manual) can be advanced.")
+            }
+            let fired = clock.advance(by: .microseconds(Int64((body.ms * 1000).rounded())))
+            return try .json(Advanced(advancedMs: body.ms, nowMs: Self.milliseconds(clock.now), timersFired: fired))
+        }
+    }
+
+    static func state(of clock: SimulationClock) -> ClockState {
+        switch clock.mode {
+        case .manual: ClockState(mode: "manual", speed: nil, nowMs: milliseconds(clock.now))
+        case .real(let speed): ClockState(mode: "real", speed: speed, nowMs: milliseconds(clock.now))
+        }
+    }
+
+    static func milliseconds(_ duration: Duration) -> Double {
+        (Double(duration.components.seconds) * 1000 + Double(duration.components.attoseconds) / 1e15).rounded(
+            toPlaces: 3)
+    }
+}
