@@ -16,6 +16,8 @@ public final class MockBackendApp: Sendable {
     public let requests: RequestJournal
     /// The clock behind every simulated duration.
     public let clock: SimulationClock
+    /// CSV import jobs.
+    public let imports: ImportService
     private let server: HTTPServer
     private let logger: Logger
 
@@ -32,8 +34,13 @@ public final class MockBackendApp: Sendable {
         self.player = player
         let requests = RequestJournal()
         self.requests = requests
+        let imports = ImportService(
+            streams: streams, clock: clock, ids: IdentifierSource(seed: configuration.seed),
+            settings: configuration.imports)
+        self.imports = imports
         let router = Self.makeRouter(
-            configuration: configuration, streams: streams, player: player, requests: requests, clock: clock)
+            configuration: configuration, streams: streams, player: player, requests: requests, clock: clock,
+            imports: imports)
         self.router = router
         let staticFiles = StaticFileHandler(directory: configuration.publicDirectory)
         if staticFiles == nil {
@@ -54,7 +61,7 @@ public final class MockBackendApp: Sendable {
     /// The one wiring function: every route of the mock, in one place.
     static func makeRouter(
         configuration: MockBackendConfiguration, streams: EventStreamRegistry, player: PlayerService,
-        requests: RequestJournal, clock: SimulationClock
+        requests: RequestJournal, clock: SimulationClock, imports: ImportService
     ) -> Router {
         var router = Router()
         let endpoint = SSEEndpoint(padding: configuration.ssePadding)
@@ -65,9 +72,13 @@ public final class MockBackendApp: Sendable {
         ConformanceRoutes().register(on: &router)
         PlayerRoutes(player: player, endpoint: endpoint).register(on: &router)
         AdminPlayerRoutes(player: player).register(on: &router)
-        AdminStateRoutes(player: player, streams: streams, journal: requests, scenario: configuration.scenario)
-            .register(on: &router)
+        AdminStateRoutes(
+            player: player, streams: streams, journal: requests, imports: imports, scenario: configuration.scenario
+        )
+        .register(on: &router)
         AdminClockRoutes(clock: clock).register(on: &router)
+        ImportRoutes(imports: imports, endpoint: endpoint).register(on: &router)
+        AdminImportRoutes(imports: imports).register(on: &router)
         return router
     }
 

@@ -16,6 +16,10 @@ public struct MockBackendConfiguration: Sendable {
     /// How simulated time passes: real time scaled by a speed (`--speed`), or a manual clock
     /// moved only by `POST /__admin/clock/advance` (`--clock manual`).
     public var clock = SimulationClock.Mode.real(speed: 1)
+    /// Makes ids of simulated things (jobs) and simulated randomness repeatable (`--seed`).
+    public var seed: UInt64?
+    /// How CSV imports behave (rate, file size limit).
+    public var imports = ImportSettings()
     /// Seed data; `POST /__admin/reset` returns to it.
     public var scenario = Scenario.builtIn
     /// Size of the padding comment sent first on every stream (`?padding=` per request).

@@ -79,6 +79,9 @@ struct MockBackendCommand: ParsableCommand {
     @Option(help: "Factor every simulated duration is scaled by: 2 runs jobs, TTLs and heartbeats twice as fast.")
     var speed: Double = 1
 
+    @Option(help: "Makes ids of simulated things and simulated randomness repeatable.")
+    var seed: UInt64?
+
     @Option(help: "Seconds after login when a session expires; 0 keeps sessions until ended otherwise.")
     var sessionTtl: Double = 0
 
@@ -122,6 +125,7 @@ struct MockBackendCommand: ParsableCommand {
         configuration.player.userInfoIdleTimeout = .milliseconds(Int((userinfoIdleTimeout * 1000).rounded()))
         configuration.player.balanceUpdateVariants = balanceUpdateVariants
         configuration.clock = clock == .manual ? .manual : .real(speed: speed)
+        configuration.seed = seed
         return configuration
     }
 

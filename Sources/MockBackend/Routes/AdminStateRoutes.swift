@@ -11,6 +11,7 @@ struct AdminStateRoutes {
     let player: PlayerService
     let streams: EventStreamRegistry
     let journal: RequestJournal
+    let imports: ImportService
     let scenario: Scenario
 
     struct State: Encodable {
@@ -21,7 +22,7 @@ struct AdminStateRoutes {
     }
 
     func register(on router: inout Router) {
-        let (player, streams, journal, scenario) = (player, streams, journal, scenario)
+        let (player, streams, journal, imports, scenario) = (player, streams, journal, imports, scenario)
         router.get("/__admin/state") { _ in
             try .json(
                 State(
@@ -31,6 +32,7 @@ struct AdminStateRoutes {
         }
         router.post("/__admin/reset") { _ in
             player.reset(users: scenario.users)
+            imports.removeAll()
             streams.removeAll()
             journal.clear()
             return .json(bytes: Array(#"{"reset":true}"#.utf8))

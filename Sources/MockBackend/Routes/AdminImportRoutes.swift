@@ -1,0 +1,42 @@
+import MockBackendHTTP
+
+/// `POST /__admin/imports/{jobId}/fail|pause|resume|complete`.
+struct AdminImportRoutes {
+    let imports: ImportService
+
+    struct FailRequest: Decodable {
+        var code: String?
+        var message: String?
+    }
+
+    func register(on router: inout Router) {
+        let imports = imports
+        router.post("/__admin/imports/{jobId}/fail") { request in
+            let job = try ImportRoutes.job(request, imports)
+            let body = try RequestBody.decode(FailRequest.self, from: request)
+            let failed = imports.fail(
+                job, code: body.code ?? "IMPORT_FAILED", message: body.message ?? "The import failed (admin).")
+            return try Self.answer(failed, job, "it has already finished")
+        }
+        router.post("/__admin/imports/{jobId}/pause") { request in
+            let job = try ImportRoutes.job(request, imports)
+            return try Self.answer(imports.setPaused(job, true), job, "only a queued or processing job can pause")
+        }
+        router.post("/__admin/imports/{jobId}/resume") { request in
+            let job = try ImportRoutes.job(request, imports)
+            return try Self.answer(imports.setPaused(job, false), job, "only a paused job can resume")
+        }
+        router.post("/__admin/imports/{jobId}/complete") { request in
+            let job = try ImportRoutes.job(request, imports)
+            return try Self.answer(imports.complete(job), job, "it has already finished")
+        }
+    }
+
+    private static func answer(_ done: Bool, _ job: ImportJob, _ reason: String) throws -> HTTPResponse {
+        guard done else {
+            throw ProblemDetails(
+                status: 409, code: "JOB_STATE_CONFLICT", detail: "Job \(job.id) is \(job.snapshot.status): \(reason).")
+        }
+        return try .json(job.snapshot)
+    }
+}
