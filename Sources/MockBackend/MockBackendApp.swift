@@ -18,6 +18,10 @@ public final class MockBackendApp: Sendable {
     public let clock: SimulationClock
     /// CSV import jobs.
     public let imports: ImportService
+    /// Image generations.
+    public let generations: GenerationService
+    /// Workflow sessions.
+    public let workflows: WorkflowService
     private let server: HTTPServer
     private let logger: Logger
 
@@ -38,9 +42,18 @@ public final class MockBackendApp: Sendable {
             streams: streams, clock: clock, ids: IdentifierSource(seed: configuration.seed),
             settings: configuration.imports)
         self.imports = imports
+        let generations = GenerationService(
+            accounts: player.accounts, streams: streams, clock: clock, ids: IdentifierSource(seed: configuration.seed),
+            settings: configuration.generations)
+        self.generations = generations
+        let workflowAPIKey = configuration.workflowAPIKey.flatMap { $0.isEmpty ? nil : $0 } ?? SecureToken.uuid()
+        let workflows = WorkflowService(
+            streams: streams, clock: clock, ids: IdentifierSource(seed: configuration.seed),
+            settings: WorkflowSettings(apiKey: workflowAPIKey, epoch: .now))
+        self.workflows = workflows
         let router = Self.makeRouter(
             configuration: configuration, streams: streams, player: player, requests: requests, clock: clock,
-            imports: imports)
+            imports: imports, generations: generations, workflows: workflows)
         self.router = router
         let staticFiles = StaticFileHandler(directory: configuration.publicDirectory)
         if staticFiles == nil {
@@ -61,7 +74,8 @@ public final class MockBackendApp: Sendable {
     /// The one wiring function: every route of the mock, in one place.
     static func makeRouter(
         configuration: MockBackendConfiguration, streams: EventStreamRegistry, player: PlayerService,
-        requests: RequestJournal, clock: SimulationClock, imports: ImportService
+        requests: RequestJournal, clock: SimulationClock, imports: ImportService, generations: GenerationService,
+        workflows: WorkflowService
     ) -> Router {
         var router = Router()
         let endpoint = SSEEndpoint(padding: configuration.ssePadding)
@@ -73,21 +87,31 @@ public final class MockBackendApp: Sendable {
         PlayerRoutes(player: player, endpoint: endpoint).register(on: &router)
         AdminPlayerRoutes(player: player).register(on: &router)
         AdminStateRoutes(
-            player: player, streams: streams, journal: requests, imports: imports, scenario: configuration.scenario
+            player: player, streams: streams, journal: requests, imports: imports, generations: generations,
+            workflows: workflows, scenario: configuration.scenario
         )
         .register(on: &router)
         AdminClockRoutes(clock: clock).register(on: &router)
         ImportRoutes(imports: imports, endpoint: endpoint).register(on: &router)
         AdminImportRoutes(imports: imports).register(on: &router)
+        GenerationRoutes(generations: generations, player: player, endpoint: endpoint).register(on: &router)
+        AdminGenerationRoutes(generations: generations).register(on: &router)
+        WorkflowRoutes(workflows: workflows, endpoint: endpoint).register(on: &router)
+        AdminWorkflowRoutes(workflows: workflows).register(on: &router)
         return router
     }
 
     /// Binds and starts serving.
     public func start() throws {
+        workflows.reset(to: configuration.scenario.workflows)
         try server.start()
         streams.startHeartbeats(every: configuration.heartbeatInterval, on: clock)
         player.startIdleSweep()
     }
+
+    /// The key every workflow route asks for: `configuration.workflowAPIKey`, or one
+    /// generated at start.
+    public var workflowAPIKey: String { workflows.settings.apiKey }
 
     /// The bound port, once started.
     public var port: Int? { server.port }

@@ -20,6 +20,11 @@ public struct MockBackendConfiguration: Sendable {
     public var seed: UInt64?
     /// How CSV imports behave (rate, file size limit).
     public var imports = ImportSettings()
+    /// How generations behave (duration).
+    public var generations = GenerationSettings()
+    /// The key of the workflow API (`Authorization: Bearer <key>` or `X-API-Key`, `--api-key`).
+    /// Nil or empty: a key generated at start from `SecureToken`, printed in the startup block.
+    public var workflowAPIKey: String?
     /// Seed data; `POST /__admin/reset` returns to it.
     public var scenario = Scenario.builtIn
     /// Size of the padding comment sent first on every stream (`?padding=` per request).

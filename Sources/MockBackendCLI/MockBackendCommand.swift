@@ -79,6 +79,9 @@ struct MockBackendCommand: ParsableCommand {
     @Option(help: "Factor every simulated duration is scaled by: 2 runs jobs, TTLs and heartbeats twice as fast.")
     var speed: Double = 1
 
+    @Option(help: "Simulated seconds a generation takes (scaled by --speed).")
+    var generationSeconds: Double = 20
+
     @Option(help: "Makes ids of simulated things and simulated randomness repeatable.")
     var seed: UInt64?
 
@@ -106,6 +109,9 @@ struct MockBackendCommand: ParsableCommand {
         where !(value >= 0 && value.isFinite) {
             throw ValidationError("\(name) must be 0 or more seconds, not \(value).")
         }
+        guard generationSeconds > 0, generationSeconds <= 86_400, generationSeconds.isFinite else {
+            throw ValidationError("--generation-seconds must be above 0 and at most 86400, not \(generationSeconds).")
+        }
         guard speed > 0, speed <= 10_000, speed.isFinite else {
             throw ValidationError("--speed must be above 0 and at most 10000, not \(speed).")
         }
@@ -126,6 +132,7 @@ struct MockBackendCommand: ParsableCommand {
         configuration.player.balanceUpdateVariants = balanceUpdateVariants
         configuration.clock = clock == .manual ? .manual : .real(speed: speed)
         configuration.seed = seed
+        configuration.generations.duration = .milliseconds(Int((generationSeconds * 1000).rounded()))
         return configuration
     }
 

@@ -12,6 +12,8 @@ struct AdminStateRoutes {
     let streams: EventStreamRegistry
     let journal: RequestJournal
     let imports: ImportService
+    let generations: GenerationService
+    let workflows: WorkflowService
     let scenario: Scenario
 
     struct State: Encodable {
@@ -22,7 +24,9 @@ struct AdminStateRoutes {
     }
 
     func register(on router: inout Router) {
-        let (player, streams, journal, imports, scenario) = (player, streams, journal, imports, scenario)
+        let (player, streams, journal, imports, generations, workflows, scenario) = (
+            player, streams, journal, imports, generations, workflows, scenario
+        )
         router.get("/__admin/state") { _ in
             try .json(
                 State(
@@ -33,7 +37,10 @@ struct AdminStateRoutes {
         router.post("/__admin/reset") { _ in
             player.reset(users: scenario.users)
             imports.removeAll()
+            generations.removeAll()
             streams.removeAll()
+            // After the streams are cleared, so the seeded sessions start on fresh streams.
+            workflows.reset(to: scenario.workflows)
             journal.clear()
             return .json(bytes: Array(#"{"reset":true}"#.utf8))
         }

@@ -1,0 +1,161 @@
+import MockBackendHTTP
+import ServerSentEvents
+
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
+
+/// How generations behave.
+public struct GenerationSettings: Sendable {
+    /// Simulated time a generation takes. Default 20 s (`--generation-seconds`).
+    public var duration: Duration = .seconds(20)
+    /// Progress events per generation, evenly spaced. Default 10.
+    public var steps = 10
+
+    public init() {}
+}
+
+/// Image generations: tokens spent, progress on the simulation clock, told by a stream
+/// (`progress`, then `completed` or `failed`) and by polling, from one state.
+public final class GenerationService: Sendable {
+    public let settings: GenerationSettings
+    private let accounts: AccountStore
+    private let streams: EventStreamRegistry
+    private let clock: SimulationClock
+    private let ids: IdentifierSource
+    private let generations = LockedValue<[String: Generation]>([:])
+
+    public init(
+        accounts: AccountStore, streams: EventStreamRegistry, clock: SimulationClock, ids: IdentifierSource,
+        settings: GenerationSettings
+    ) {
+        self.accounts = accounts
+        self.streams = streams
+        self.clock = clock
+        self.ids = ids
+        self.settings = settings
+    }
+
+    /// Spends one of the user's tokens and starts a generation; 402 when none is left.
+    func start(prompt: String, userId: Int) throws -> GenerationSnapshot {
+        let spent = accounts.update(userId) { user -> Bool in
+            guard user.tokens > 0 else { return false }
+            user.tokens -= 1
+            return true
+        }
+        guard spent == true else {
+            throw ProblemDetails(
+                status: 402, code: "INSUFFICIENT_TOKENS", detail: "No tokens left; every generation costs one.")
+        }
+        let id = "gen_" + ids.hex(length: 12)
+        let stream = streams.stream(named: "generations/\(id)", settings: EventStreamSettings(heartbeat: true))
+        let generation = Generation(id: id, userId: userId, prompt: prompt, stream: stream)
+        generations.withLock { $0[id] = generation }
+        let steps = max(1, settings.steps)
+        let timer = clock.repeating(every: settings.duration / steps) { [weak self] in
+            self?.step(generation, by: 100 / steps)
+        }
+        generation.state.withLock { $0.timer = timer }
+        return generation.snapshot
+    }
+
+    /// The generation, if `userId` owns it (another user's generation is not found).
+    func generation(_ id: String, userId: Int?) -> Generation? {
+        guard let generation = generations.withLock({ $0[id] }) else { return nil }
+        if let userId, generation.userId != userId { return nil }
+        return generation
+    }
+
+    private func step(_ generation: Generation, by percent: Int) {
+        let finished = generation.state.withLock { state -> Bool in
+            guard !state.isFinished else { return false }
+            state.status = "processing"
+            state.progress = min(100, state.progress + percent)
+            publishProgress(generation, state)
+            guard state.progress >= 100 else { return false }
+            complete(generation, &state)
+            return true
+        }
+        if finished { end(generation) }
+    }
+
+    /// Completes at once, whatever the progress. False if it had finished.
+    func complete(_ generation: Generation) -> Bool {
+        let completed = generation.state.withLock { state -> Bool in
+            guard !state.isFinished else { return false }
+            if state.progress < 100 {
+                state.status = "processing"
+                state.progress = 100
+                publishProgress(generation, state)
+            }
+            complete(generation, &state)
+            return true
+        }
+        if completed { end(generation) }
+        return completed
+    }
+
+    /// Fails at once with `message`. False if it had finished.
+    func fail(_ generation: Generation, message: String) -> Bool {
+        let failed = generation.state.withLock { state -> Bool in
+            guard !state.isFinished else { return false }
+            state.status = "failed"
+            state.error = message
+            state.completedAt = Timestamp.iso8601(Date())
+            publish(
+                GenerationEvent(
+                    generationId: generation.id, status: "failed", progress: state.progress, message: message),
+                type: "failed", on: generation)
+            return true
+        }
+        if failed { end(generation) }
+        return failed
+    }
+
+    /// Every generation stops and is forgotten.
+    func removeAll() {
+        let all = generations.withLock { generations in
+            defer { generations = [:] }
+            return Array(generations.values)
+        }
+        for generation in all {
+            if let timer = generation.state.withLock({ $0.timer }) { clock.cancel(timer) }
+        }
+    }
+
+    private func complete(_ generation: Generation, _ state: inout Generation.State) {
+        state.status = "completed"
+        state.completedAt = Timestamp.iso8601(Date())
+        publish(
+            GenerationEvent(generationId: generation.id, status: "completed", progress: 100, message: "Done"),
+            type: "completed", on: generation)
+    }
+
+    private func end(_ generation: Generation) {
+        if let timer = generation.state.withLock({ $0.timer }) { clock.cancel(timer) }
+        generation.stream.finish()
+    }
+
+    private func publishProgress(_ generation: Generation, _ state: Generation.State) {
+        let message = state.progress < 50 ? "Composing" : (state.progress < 100 ? "Rendering" : "Finishing")
+        publish(
+            GenerationEvent(
+                generationId: generation.id, status: state.status, progress: state.progress, message: message),
+            type: "progress", on: generation)
+    }
+
+    private func publish(_ event: GenerationEvent, type: String, on generation: Generation) {
+        let data = (try? JSONCoding.encoder.encode(event)).map { String(decoding: $0, as: UTF8.self) } ?? "{}"
+        generation.stream.publish(ServerSentEvent(type: type, data: data))
+    }
+}
+
+/// The data of every generation stream event.
+struct GenerationEvent: Encodable {
+    var generationId: String
+    var status: String
+    var progress: Int
+    var message: String
+}

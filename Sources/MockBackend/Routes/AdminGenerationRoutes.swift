@@ -1,0 +1,34 @@
+import MockBackendHTTP
+
+/// `POST /__admin/generations/{id}/fail|complete`.
+struct AdminGenerationRoutes {
+    let generations: GenerationService
+
+    struct FailRequest: Decodable {
+        var message: String?
+    }
+
+    func register(on router: inout Router) {
+        let generations = generations
+        router.post("/__admin/generations/{id}/fail") { request in
+            let generation = try GenerationRoutes.generation(request, generations, userId: nil)
+            let body = try RequestBody.decode(FailRequest.self, from: request)
+            let failed = generations.fail(generation, message: body.message ?? "The generation failed (admin).")
+            return try Self.answer(failed, generation)
+        }
+        router.post("/__admin/generations/{id}/complete") { request in
+            let generation = try GenerationRoutes.generation(request, generations, userId: nil)
+            return try Self.answer(generations.complete(generation), generation)
+        }
+    }
+
+    private static func answer(_ done: Bool, _ generation: Generation) throws -> HTTPResponse {
+        let snapshot = generation.snapshot
+        guard done else {
+            throw ProblemDetails(
+                status: 409, code: "GENERATION_FINISHED",
+                detail: "Generation \(generation.id) is already \(snapshot.status).")
+        }
+        return try .json(snapshot)
+    }
+}

@@ -1,0 +1,133 @@
+import MockBackendHTTP
+
+/// The generation API (SPEC 4.3): login for a bearer token (a view of the one session
+/// store), generations that spend tokens, progress by stream and by polling.
+struct GenerationRoutes {
+    let generations: GenerationService
+    let player: PlayerService
+    let endpoint: SSEEndpoint
+
+    struct LoginRequest: Decodable {
+        var email: String
+        var password: String
+    }
+
+    struct LoginResponse: Encodable {
+        struct User: Encodable {
+            var id: Int
+            var email: String
+            var name: String
+            var tokens: Int
+        }
+
+        var token: String
+        var user: User
+    }
+
+    struct CreateRequest: Decodable {
+        var prompt: String
+    }
+
+    /// A 1×1 transparent PNG: the image of every completed generation.
+    static let placeholderImage: [UInt8] = [
+        0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A, 0x00, 0x00, 0x00, 0x0D, 0x49, 0x48, 0x44, 0x52, 0x00, 0x00,
+        0x00,
+        0x01, 0x00, 0x00, 0x00, 0x01, 0x08, 0x06, 0x00, 0x00, 0x00, 0x1F, 0x15, 0xC4, 0x89, 0x00, 0x00, 0x00, 0x0D,
+        0x49,
+        0x44, 0x41, 0x54, 0x78, 0x9C, 0x63, 0x00, 0x01, 0x00, 0x00, 0x05, 0x00, 0x01, 0x0D, 0x0A, 0x2D, 0xB4, 0x00,
+        0x00,
+        0x00, 0x00, 0x49, 0x45, 0x4E, 0x44, 0xAE, 0x42, 0x60, 0x82,
+    ]
+
+    func register(on router: inout Router) {
+        let (generations, player, endpoint) = (generations, player, endpoint)
+        let auth = BearerAuthentication(accounts: player.accounts)
+        router.post("/api/auth/login") { request in
+            let body = try RequestBody.decode(LoginRequest.self, from: request)
+            guard let session = player.login(body.email, password: body.password),
+                let user = player.accounts.user(session.userId)
+            else {
+                throw ProblemDetails(status: 401, code: "INVALID_CREDENTIALS", detail: "Wrong email or password.")
+            }
+            return try .json(
+                LoginResponse(
+                    token: session.sessionId,
+                    user: .init(
+                        id: user.userId, email: user.email, name: "\(user.firstName) \(user.lastName)",
+                        tokens: user.tokens)))
+        }
+        router.get("/api/tokens/balance") { request in
+            let user = try auth.authenticate(request)
+            return try .json(["balance": user.tokens])
+        }
+        router.post("/api/generations") { request in
+            let user = try auth.authenticate(request)
+            let body = try RequestBody.decode(CreateRequest.self, from: request)
+            guard !body.prompt.trimmingSpaces().isEmpty else {
+                throw ProblemDetails.badRequest("Field 'prompt' must not be empty.", code: "INVALID_BODY")
+            }
+            let generation = try generations.start(prompt: body.prompt, userId: user.userId)
+            return try .json(
+                ["id": JSONValue.string(generation.id), "status": .string("queued"), "progress": .integer(0)],
+                status: 201)
+        }
+        router.get("/api/generations/{id}") { request in
+            let user = try auth.authenticate(request)
+            return try .json(try Self.generation(request, generations, userId: user.userId).snapshot)
+        }
+        router.get("/api/generations/{id}/progress") { request in
+            let user = try auth.authenticate(request)
+            let generation = try Self.generation(request, generations, userId: user.userId)
+            return try endpoint.response(for: request, stream: generation.stream)
+        }
+        router.get("/api/generations/{id}/image.png") { request in
+            let user = try auth.authenticate(request)
+            let generation = try Self.generation(request, generations, userId: user.userId)
+            guard generation.snapshot.status == "completed" else {
+                throw ProblemDetails(status: 404, code: "IMAGE_NOT_READY", detail: "The generation has not completed.")
+            }
+            return HTTPResponse(
+                status: 200, headers: ["Content-Type": "image/png"], body: .bytes(Self.placeholderImage))
+        }
+    }
+
+    static func generation(_ request: HTTPRequest, _ generations: GenerationService, userId: Int?) throws -> Generation
+    {
+        let id = request.pathParameters["id"] ?? ""
+        guard let generation = generations.generation(id, userId: userId) else {
+            throw ProblemDetails(status: 404, code: "GENERATION_NOT_FOUND", detail: "No generation \(id).")
+        }
+        return generation
+    }
+}
+
+/// `Authorization: Bearer <token>`, where the token is a session of the one store: an
+/// expired session fails here as it does in the player API.
+struct BearerAuthentication {
+    let accounts: AccountStore
+
+    func authenticate(_ request: HTTPRequest) throws -> UserAccount {
+        let header = request.headers["Authorization"] ?? ""
+        guard header.lowercased().hasPrefix("bearer "), case let token = String(header.dropFirst(7)).trimmingSpaces(),
+            !token.isEmpty
+        else {
+            throw Self.unauthorized("UNAUTHORIZED", "Send Authorization: Bearer <token> from POST /api/auth/login.")
+        }
+        switch accounts.check(sessionId: String(token)) {
+        case .valid(_, let user): return user
+        case .ended: throw Self.unauthorized("SESSION_EXPIRED", "The session has ended; log in again.")
+        default: throw Self.unauthorized("UNAUTHORIZED", "The token names no session.")
+        }
+    }
+
+    static func unauthorized(_ code: String, _ detail: String) -> HTTPResponseError {
+        var response = ProblemDetails(status: 401, code: code, detail: detail).response
+        response.headers.set("WWW-Authenticate", "Bearer")
+        return PreparedResponse(response: response)
+    }
+}
+
+/// A response thrown as an error, for answers that need headers besides the problem.
+struct PreparedResponse: HTTPResponseError {
+    let response: HTTPResponse
+}
