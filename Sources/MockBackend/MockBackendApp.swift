@@ -28,7 +28,8 @@ public final class MockBackendApp: Sendable {
     public init(configuration: MockBackendConfiguration, logger: Logger = Logger(label: "mockbackend")) {
         self.configuration = configuration
         self.logger = logger
-        let streams = EventStreamRegistry()
+        let rates = configuration.scenario.rates
+        let streams = EventStreamRegistry(defaultRetention: rates.retention ?? 1000)
         self.streams = streams
         let clock = SimulationClock(mode: configuration.clock)
         self.clock = clock
@@ -40,11 +41,11 @@ public final class MockBackendApp: Sendable {
         self.requests = requests
         let imports = ImportService(
             streams: streams, clock: clock, ids: IdentifierSource(seed: configuration.seed),
-            settings: configuration.imports)
+            settings: configuration.imports.applying(rates))
         self.imports = imports
         let generations = GenerationService(
             accounts: player.accounts, streams: streams, clock: clock, ids: IdentifierSource(seed: configuration.seed),
-            settings: configuration.generations)
+            settings: configuration.generations.applying(rates))
         self.generations = generations
         let workflowAPIKey = configuration.workflowAPIKey.flatMap { $0.isEmpty ? nil : $0 } ?? SecureToken.uuid()
         let workflows = WorkflowService(

@@ -79,8 +79,17 @@ struct MockBackendCommand: ParsableCommand {
     @Option(help: "Factor every simulated duration is scaled by: 2 runs jobs, TTLs and heartbeats twice as fast.")
     var speed: Double = 1
 
-    @Option(help: "Simulated seconds a generation takes (scaled by --speed).")
-    var generationSeconds: Double = 20
+    @Option(help: "Simulated seconds a generation takes (scaled by --speed); default 20, or the scenario's rate.")
+    var generationSeconds: Double?
+
+    @Option(help: "A scenario file (JSON): users, workflow sessions and rates; see the README. Default: built in.")
+    var scenario: String?
+
+    @Option(
+        help:
+            "Key of the workflow API (Authorization: Bearer or X-API-Key); generated and printed at start when not set."
+    )
+    var apiKey: String?
 
     @Option(help: "Makes ids of simulated things and simulated randomness repeatable.")
     var seed: UInt64?
@@ -109,8 +118,15 @@ struct MockBackendCommand: ParsableCommand {
         where !(value >= 0 && value.isFinite) {
             throw ValidationError("\(name) must be 0 or more seconds, not \(value).")
         }
-        guard generationSeconds > 0, generationSeconds <= 86_400, generationSeconds.isFinite else {
+        if let generationSeconds, !(generationSeconds > 0 && generationSeconds <= 86_400) {
             throw ValidationError("--generation-seconds must be above 0 and at most 86400, not \(generationSeconds).")
+        }
+        if let scenario {
+            do {
+                _ = try ScenarioFile.load(path: scenario)
+            } catch {
+                throw ValidationError("--scenario \(scenario): \(error.detail)")
+            }
         }
         guard speed > 0, speed <= 10_000, speed.isFinite else {
             throw ValidationError("--speed must be above 0 and at most 10000, not \(speed).")
@@ -132,7 +148,13 @@ struct MockBackendCommand: ParsableCommand {
         configuration.player.balanceUpdateVariants = balanceUpdateVariants
         configuration.clock = clock == .manual ? .manual : .real(speed: speed)
         configuration.seed = seed
-        configuration.generations.duration = .milliseconds(Int((generationSeconds * 1000).rounded()))
+        configuration.workflowAPIKey = apiKey
+        if let generationSeconds {
+            configuration.generations.duration = .milliseconds(Int((generationSeconds * 1000).rounded()))
+        }
+        if let scenario, let loaded = try? ScenarioFile.load(path: scenario) {
+            configuration.scenario = loaded
+        }
         return configuration
     }
 
@@ -152,7 +174,9 @@ struct MockBackendCommand: ParsableCommand {
             Self.exit(withError: ValidationError("cannot listen on \(host):\(port): \(error)"))
         }
         SignalHandling.stopOnTermination(app)
-        print(StartupBanner(configuration: appConfiguration, port: app.port ?? port).text)
+        print(
+            StartupBanner(configuration: appConfiguration, port: app.port ?? port, workflowAPIKey: app.workflowAPIKey)
+                .text)
         fflush(nil)
         dispatchMain()
     }

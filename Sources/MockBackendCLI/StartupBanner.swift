@@ -5,6 +5,7 @@ import MockBackend
 struct StartupBanner {
     let configuration: MockBackendConfiguration
     let port: Int
+    let workflowAPIKey: String
 
     var baseURL: String {
         let host = configuration.http.host
@@ -19,6 +20,7 @@ struct StartupBanner {
             "  admin      \(baseURL)/__admin/health",
             "  openapi    \(baseURL)/openapi.yaml",
             "  public dir \(configuration.publicDirectory)",
+            "  api key    \(workflowAPIKey)  (workflow API: Authorization: Bearer or X-API-Key)",
         ]
         for user in configuration.scenario.users {
             lines.append(

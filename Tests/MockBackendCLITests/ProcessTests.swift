@@ -117,6 +117,34 @@ struct ProcessTests {
         #expect(!server.text.contains("Stack dump"))
     }
 
+    @Test func anInvalidScenarioFileStopsTheStartNamingTheField() async throws {
+        let file = FileManager.default.temporaryDirectory.appendingPathComponent("scenario-\(UUID().uuidString).json")
+        try #"{"users": [{"username": "a", "password": "p", "currency": "euro"}]}"#.write(
+            to: file, atomically: true, encoding: .utf8)
+        defer { try? FileManager.default.removeItem(at: file) }
+        let server = try ServerProcess(["--port", "0", "--scenario", file.path])
+        #expect(await server.waitForExit(timeout: .seconds(5)) == 64)
+        #expect(server.text.contains("users[0].currency"))
+    }
+
+    @Test func aScenarioFileSeedsTheUsers() async throws {
+        let file = FileManager.default.temporaryDirectory.appendingPathComponent("scenario-\(UUID().uuidString).json")
+        try #"{"users": [{"username": "zoe", "password": "pw", "userId": 42}]}"#.write(
+            to: file, atomically: true, encoding: .utf8)
+        defer { try? FileManager.default.removeItem(at: file) }
+        let server = try ServerProcess(["--port", "0"], environment: ["MOCKBACKEND_SCENARIO": file.path])
+        let port = try await server.waitForListening()
+        #expect(server.text.contains("user       zoe / pw  userId 42"))
+        let client = try RawHTTPClient(port: port)
+        let body = #"{"username":"zoe","password":"pw"}"#
+        try client.send(
+            "POST /v1/player/legislation/login HTTP/1.1\r\nHost: t\r\nContent-Type: application/json\r\n"
+                + "Content-Length: \(body.utf8.count)\r\n\r\n\(body)")
+        #expect(try await client.readResponse().status == 200)
+        server.process.terminate()
+        _ = await server.waitForExit(timeout: .seconds(2))
+    }
+
     @Test func badEnvironmentValueExits64() async throws {
         let server = try ServerProcess([], environment: ["MOCKBACKEND_PORT": "eighty"])
         #expect(await server.waitForExit(timeout: .seconds(5)) == 64)

@@ -9,12 +9,22 @@ import Foundation
 
 /// How generations behave.
 public struct GenerationSettings: Sendable {
-    /// Simulated time a generation takes. Default 20 s (`--generation-seconds`).
-    public var duration: Duration = .seconds(20)
+    /// Simulated time a generation takes: `--generation-seconds`, else the scenario's
+    /// rate, else 20 s.
+    public var duration: Duration?
     /// Progress events per generation, evenly spaced. Default 10.
     public var steps = 10
 
     public init() {}
+
+    /// The duration in force with the scenario's rates.
+    func applying(_ rates: Scenario.Rates) -> GenerationSettings {
+        var settings = self
+        if settings.duration == nil {
+            settings.duration = .milliseconds(Int(((rates.generationSeconds ?? 20) * 1000).rounded()))
+        }
+        return settings
+    }
 }
 
 /// Image generations: tokens spent, progress on the simulation clock, told by a stream
@@ -54,7 +64,7 @@ public final class GenerationService: Sendable {
         let generation = Generation(id: id, userId: userId, prompt: prompt, stream: stream)
         generations.withLock { $0[id] = generation }
         let steps = max(1, settings.steps)
-        let timer = clock.repeating(every: settings.duration / steps) { [weak self] in
+        let timer = clock.repeating(every: (settings.duration ?? .seconds(20)) / steps) { [weak self] in
             self?.step(generation, by: 100 / steps)
         }
         generation.state.withLock { $0.timer = timer }

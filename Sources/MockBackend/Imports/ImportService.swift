@@ -13,6 +13,16 @@ public struct ImportSettings: Sendable {
     public var queueDelay: Duration = .milliseconds(100)
 
     public init() {}
+
+    /// These settings with the scenario's rate, unless the rate was set here already.
+    func applying(_ rates: Scenario.Rates) -> ImportSettings {
+        var settings = self
+        if !rowsPerSecondWasSet, let rate = rates.importRowsPerSecond { settings.rowsPerSecond = rate }
+        return settings
+    }
+
+    /// Whether `rowsPerSecond` was set explicitly (a flag wins over the scenario file).
+    public var rowsPerSecondWasSet = false
 }
 
 /// CSV import jobs: parsed rows processed at a simulated rate, told by a stream

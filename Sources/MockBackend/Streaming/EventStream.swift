@@ -15,10 +15,11 @@ public struct EventStreamSettings: Sendable {
     public var retry: Int?
     /// A comment sent first on every connection, e.g. `connection established`.
     public var greeting: String?
-    /// Events kept for replay. Default 1,000.
-    public var retention = 1000
+    /// Events kept for replay; nil takes the registry's default (1,000 unless the scenario
+    /// says otherwise).
+    public var retention: Int?
 
-    public init(heartbeat: Bool = true, retry: Int? = nil, greeting: String? = nil, retention: Int = 1000) {
+    public init(heartbeat: Bool = true, retry: Int? = nil, greeting: String? = nil, retention: Int? = nil) {
         self.heartbeat = heartbeat
         self.retry = retry
         self.greeting = greeting
@@ -71,11 +72,12 @@ public final class EventStream: Sendable {
     private let state: LockedValue<State>
     private static let heartbeatBytes = PreparedBodyPart(SSEEncoder.comment("keep-alive"))
 
-    init(name: String, settings: EventStreamSettings, journal: StreamJournal) {
+    init(name: String, settings: EventStreamSettings, defaultRetention: Int, journal: StreamJournal) {
         self.name = name
         self.settings = settings
         self.journal = journal
-        state = LockedValue(State(log: EventLog(retention: settings.retention), retry: settings.retry))
+        state = LockedValue(
+            State(log: EventLog(retention: settings.retention ?? defaultRetention), retry: settings.retry))
     }
 
     /// Logs `event` and sends it to every subscriber. With `retry`, the `retry:` field goes

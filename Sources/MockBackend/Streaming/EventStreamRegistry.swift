@@ -6,15 +6,20 @@ public final class EventStreamRegistry: Sendable {
     private let streams = LockedValue<[String: EventStream]>([:])
     private let heartbeatTimer = LockedValue<SimulationClock.Timer?>(nil)
 
-    public init(journal: StreamJournal = StreamJournal()) {
+    /// Events a stream keeps for replay unless its settings say otherwise.
+    public let defaultRetention: Int
+
+    public init(journal: StreamJournal = StreamJournal(), defaultRetention: Int = 1000) {
         self.journal = journal
+        self.defaultRetention = max(1, defaultRetention)
     }
 
     /// The stream of that name, created with `settings` if it does not exist yet.
     public func stream(named name: String, settings: EventStreamSettings = EventStreamSettings()) -> EventStream {
         streams.withLock { streams in
             if let existing = streams[name] { return existing }
-            let stream = EventStream(name: name, settings: settings, journal: journal)
+            let stream = EventStream(
+                name: name, settings: settings, defaultRetention: defaultRetention, journal: journal)
             streams[name] = stream
             return stream
         }

@@ -1,0 +1,122 @@
+import MockBackendAPI
+import MockBackendHTTP
+
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
+
+/// Why a scenario file was refused, naming the field.
+public struct ScenarioError: Error, Sendable, Equatable, CustomStringConvertible {
+    public var detail: String
+    public var description: String { detail }
+}
+
+/// Reads a scenario file (`--scenario FILE`): the JSON form of `Scenario`, where a user
+/// needs only `username` and `password` and everything else has a default.
+///
+/// ```json
+/// {"users": [{"username": "demo", "password": "demo1234", "userId": 7000001, "currency": "EUR",
+///             "balance": 745.96, "bonus": 0, "tokens": 10}],
+///  "workflows": [{"id": "s1", "iterations": 12, "hats": ["planner", "builder"], "paceSeconds": 5}],
+///  "rates": {"importRowsPerSecond": 50, "generationSeconds": 20, "retention": 1000}}
+/// ```
+public enum ScenarioFile {
+    struct UserEntry: Decodable {
+        var username: String
+        var password: String
+        var userId: Int?
+        var email: String?
+        var firstName: String?
+        var lastName: String?
+        var currency: String?
+        var balance: Double?
+        var bonus: Double?
+        var tokens: Int?
+    }
+
+    struct Document: Decodable {
+        var users: [UserEntry]
+        var workflows: [Scenario.WorkflowSeed]?
+        var rates: Scenario.Rates?
+    }
+
+    public static func load(path: String) throws(ScenarioError) -> Scenario {
+        guard let data = FileManager.default.contents(atPath: path) else {
+            throw ScenarioError(detail: "cannot read the scenario file \(path)")
+        }
+        return try parse(data)
+    }
+
+    public static func parse(_ data: Data) throws(ScenarioError) -> Scenario {
+        let document: Document
+        do {
+            document = try JSONDecoder().decode(Document.self, from: data)
+        } catch let error as DecodingError {
+            throw ScenarioError(detail: "scenario: " + RequestBody.describe(error))
+        } catch {
+            throw ScenarioError(detail: "scenario: \(error)")
+        }
+        var users: [UserAccount] = []
+        var nextUserId = (document.users.compactMap(\.userId).max() ?? 7_000_000) + 1
+        for (index, entry) in document.users.enumerated() {
+            let field = "users[\(index)]"
+            guard !entry.username.isEmpty else { throw ScenarioError(detail: "scenario: \(field).username is empty") }
+            guard !entry.password.isEmpty else { throw ScenarioError(detail: "scenario: \(field).password is empty") }
+            if let currency = entry.currency, currency.count != 3 || !currency.allSatisfy(\.isUppercase) {
+                throw ScenarioError(detail: "scenario: \(field).currency must be a code such as EUR, not \(currency)")
+            }
+            for (name, value) in [("balance", entry.balance), ("bonus", entry.bonus)] where (value ?? 0) < 0 {
+                throw ScenarioError(detail: "scenario: \(field).\(name) must not be negative")
+            }
+            if (entry.tokens ?? 0) < 0 { throw ScenarioError(detail: "scenario: \(field).tokens must not be negative") }
+            let userId = entry.userId ?? nextUserId
+            if entry.userId == nil { nextUserId += 1 }
+            let user = UserAccount(
+                userId: userId, username: entry.username, email: entry.email, password: entry.password,
+                firstName: entry.firstName ?? "Demo", lastName: entry.lastName ?? "Player",
+                currency: entry.currency ?? "EUR", realBalance: Money.rounded(entry.balance ?? 0),
+                bonusBalance: Money.rounded(entry.bonus ?? 0), tokens: entry.tokens ?? 10)
+            let clash = users.first { other in
+                let sameEmail = other.email.lowercased() == user.email.lowercased()
+                return other.userId == user.userId || other.username == user.username || sameEmail
+            }
+            if let clash {
+                throw ScenarioError(
+                    detail: "scenario: \(field) repeats the userId, username or email of user \(clash.username)")
+            }
+            users.append(user)
+        }
+        let workflows = document.workflows ?? []
+        for (index, workflow) in workflows.enumerated() {
+            let field = "workflows[\(index)]"
+            guard !workflow.id.isEmpty, !workflow.id.contains("/") else {
+                throw ScenarioError(detail: "scenario: \(field).id must be a non-empty name without '/'")
+            }
+            guard workflow.iterations >= 1 else {
+                throw ScenarioError(detail: "scenario: \(field).iterations must be 1 or more")
+            }
+            guard !workflow.hats.isEmpty else {
+                throw ScenarioError(detail: "scenario: \(field).hats must not be empty")
+            }
+            guard workflow.paceSeconds > 0, workflow.paceSeconds.isFinite else {
+                throw ScenarioError(detail: "scenario: \(field).paceSeconds must be above 0")
+            }
+            if workflows[..<index].contains(where: { $0.id == workflow.id }) {
+                throw ScenarioError(detail: "scenario: \(field).id \(workflow.id) is used twice")
+            }
+        }
+        let rates = document.rates ?? Scenario.Rates()
+        if let rate = rates.importRowsPerSecond, !(rate > 0 && rate.isFinite) {
+            throw ScenarioError(detail: "scenario: rates.importRowsPerSecond must be above 0")
+        }
+        if let seconds = rates.generationSeconds, !(seconds > 0 && seconds.isFinite) {
+            throw ScenarioError(detail: "scenario: rates.generationSeconds must be above 0")
+        }
+        if let retention = rates.retention, retention < 1 {
+            throw ScenarioError(detail: "scenario: rates.retention must be 1 or more")
+        }
+        return Scenario(users: users, workflows: workflows, rates: rates)
+    }
+}

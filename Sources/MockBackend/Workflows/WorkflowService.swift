@@ -1,0 +1,269 @@
+import MockBackendHTTP
+import ServerSentEvents
+
+/// Workflow sessions (SPEC 4.4): agent loops that advance on the simulation clock, one
+/// step every `paceSeconds` — an iteration starts (with a new hat), then it calls a tool —
+/// until `loop.completed` after their configured iterations; paused, resumed and steered
+/// by clients, and driven by admin.
+public final class WorkflowService: Sendable {
+    /// Why a session could not do what was asked.
+    enum Conflict: Error, Equatable {
+        case complete
+        case paused
+        case notPaused
+    }
+
+    private struct Sessions {
+        var byID: [String: WorkflowSession] = [:]
+        /// Ids in creation order, the order of the list.
+        var order: [String] = []
+    }
+
+    public let settings: WorkflowSettings
+    private let streams: EventStreamRegistry
+    private let clock: SimulationClock
+    private let ids: IdentifierSource
+    private let sessions = LockedValue(Sessions())
+
+    public init(streams: EventStreamRegistry, clock: SimulationClock, ids: IdentifierSource, settings: WorkflowSettings)
+    {
+        self.streams = streams
+        self.clock = clock
+        self.ids = ids
+        self.settings = settings
+    }
+
+    // MARK: Sessions
+
+    /// Every session, oldest first.
+    var all: [WorkflowSession] {
+        sessions.withLock { sessions in sessions.order.compactMap { sessions.byID[$0] } }
+    }
+
+    func session(_ id: String) -> WorkflowSession? {
+        sessions.withLock { $0.byID[id] }
+    }
+
+    /// Starts a live session; its first iteration begins now. Nil when the id is taken.
+    /// Without an id one is generated (`wf_` and ten hex digits).
+    func create(_ seed: Scenario.WorkflowSeed) -> WorkflowSession? {
+        var seed = seed
+        if !seed.id.isEmpty, session(seed.id) != nil { return nil }
+        if seed.id.isEmpty {
+            repeat { seed.id = "wf_" + ids.hex(length: 10) } while session(seed.id) != nil
+        }
+        let now = clock.now
+        let stream = streams.stream(
+            named: "workflows/\(seed.id)", settings: EventStreamSettings(heartbeat: true, retry: settings.retry))
+        let session = WorkflowSession(seed: seed, createdAt: now, stream: stream)
+        let added = sessions.withLock { sessions -> Bool in
+            guard sessions.byID[seed.id] == nil else { return false }
+            sessions.byID[seed.id] = session
+            sessions.order.append(seed.id)
+            return true
+        }
+        guard added else { return nil }
+        session.state.withLock { state in
+            publish(WorkflowTopic.iterationStarted, iterationPayload(session, state), on: session, at: now, in: &state)
+            scheduleStep(of: session, at: now + session.pace, in: &state)
+        }
+        return session
+    }
+
+    /// Forgets every session and starts the seeds afresh. Call it after the stream
+    /// registry has been cleared, so the seeds get new streams.
+    public func reset(to seeds: [Scenario.WorkflowSeed]) {
+        let removed = sessions.withLock { sessions in
+            defer { sessions = Sessions() }
+            return Array(sessions.byID.values)
+        }
+        for session in removed {
+            session.state.withLock { state in cancelStep(in: &state) }
+        }
+        for seed in seeds { _ = create(seed) }
+    }
+
+    func summary(of session: WorkflowSession) -> WorkflowSummary {
+        session.summary(startedAt: startedAt(of: session))
+    }
+
+    func status(of session: WorkflowSession) -> WorkflowStatus {
+        session.status(at: clock.now)
+    }
+
+    func adminSnapshot(of session: WorkflowSession) -> WorkflowAdminSnapshot {
+        session.adminSnapshot(at: clock.now, startedAt: startedAt(of: session))
+    }
+
+    private func startedAt(of session: WorkflowSession) -> String {
+        Timestamp.iso8601(settings.epoch.addingTimeInterval(session.createdAt.secondsToTheMillisecond))
+    }
+
+    // MARK: Client actions
+
+    /// Stops the session advancing and publishes `session.paused`.
+    func pause(_ session: WorkflowSession) -> Result<WorkflowStatus, Conflict> {
+        session.state.withLock { state in
+            if state.mode == .complete { return .failure(.complete) }
+            if state.paused { return .failure(.paused) }
+            let now = clock.now
+            state.remainingAtPause = max(.zero, (state.nextStep ?? now) - now)
+            cancelStep(in: &state)
+            state.banked = state.elapsed(at: now)
+            state.runningSince = nil
+            state.paused = true
+            publish(WorkflowTopic.sessionPaused, iterationPayload(session, state), on: session, at: now, in: &state)
+            return .success(session.status(of: state, at: now))
+        }
+    }
+
+    /// Lets a paused session go on where it stopped, and publishes `session.resumed`.
+    func resume(_ session: WorkflowSession) -> Result<WorkflowStatus, Conflict> {
+        session.state.withLock { state in
+            if state.mode == .complete { return .failure(.complete) }
+            guard state.paused else { return .failure(.notPaused) }
+            let now = clock.now
+            state.paused = false
+            state.runningSince = now
+            publish(WorkflowTopic.sessionResumed, iterationPayload(session, state), on: session, at: now, in: &state)
+            scheduleStep(of: session, at: now + state.remainingAtPause, in: &state)
+            return .success(session.status(of: state, at: now))
+        }
+    }
+
+    /// Publishes `session.steered` with the client's message; a paused session takes it too.
+    func steer(_ session: WorkflowSession, message: String) -> Result<WorkflowStatus, Conflict> {
+        session.state.withLock { state in
+            if state.mode == .complete { return .failure(.complete) }
+            let now = clock.now
+            var payload = iterationPayload(session, state)
+            payload["message"] = .string(message)
+            publish(WorkflowTopic.sessionSteered, payload, on: session, at: now, in: &state)
+            return .success(session.status(of: state, at: now))
+        }
+    }
+
+    // MARK: Admin actions
+
+    /// Publishes any event on a live session's stream.
+    func publishEvent(
+        _ session: WorkflowSession, topic: String, payload: JSONValue
+    ) -> Result<(id: String, event: WorkflowEvent), Conflict> {
+        session.state.withLock { state in
+            if state.mode == .complete { return .failure(.complete) }
+            let (logged, event) = publish(topic, payload, on: session, at: clock.now, in: &state)
+            return .success((logged.wireID, event))
+        }
+    }
+
+    /// Publishes `loop.completed` now and ends the session and its stream.
+    func complete(_ session: WorkflowSession) -> Result<WorkflowStatus, Conflict> {
+        let result = session.state.withLock { state -> Result<WorkflowStatus, Conflict> in
+            if state.mode == .complete { return .failure(.complete) }
+            let now = clock.now
+            finish(session, reason: "admin", in: &state, at: now)
+            return .success(session.status(of: state, at: now))
+        }
+        if case .success = result { session.stream.finish() }
+        return result
+    }
+
+    // MARK: Simulation
+
+    /// One step: the iteration's tool call; or the next iteration, in the next hat; or,
+    /// after the last iteration, `loop.completed`.
+    private func step(_ session: WorkflowSession, generation: UInt64) {
+        let completed = session.state.withLock { state -> Bool in
+            guard state.generation == generation, state.mode == .live, !state.paused, let due = state.nextStep
+            else { return false }
+            // The step's own time, not when the timer got to run: a real clock fires a little late.
+            let now = max(due, state.lastEventAt)
+            if !state.toolCalled {
+                state.toolCalled = true
+                var payload = iterationPayload(session, state)
+                payload["tool"] = .string(pickTool())
+                publish(WorkflowTopic.toolCalled, payload, on: session, at: now, in: &state)
+            } else if state.iteration < session.iterations {
+                let from = session.hat(of: state.iteration)
+                state.iteration += 1
+                state.toolCalled = false
+                let to = session.hat(of: state.iteration)
+                publish(
+                    WorkflowTopic.iterationStarted, iterationPayload(session, state), on: session, at: now, in: &state)
+                if from != to {
+                    publish(
+                        WorkflowTopic.hatChanged, .object(["from": .string(from), "to": .string(to)]), on: session,
+                        at: now, in: &state)
+                }
+            } else {
+                finish(session, reason: "max_iterations", in: &state, at: now)
+                return true
+            }
+            scheduleStep(of: session, at: due + session.pace, in: &state)
+            return false
+        }
+        if completed { session.stream.finish() }
+    }
+
+    /// Marks the session complete and publishes `loop.completed`; the caller ends the
+    /// stream once the lock is released.
+    private func finish(
+        _ session: WorkflowSession, reason: String, in state: inout WorkflowSession.State, at now: Duration
+    ) {
+        cancelStep(in: &state)
+        state.banked = state.elapsed(at: now)
+        state.runningSince = nil
+        state.mode = .complete
+        let payload: JSONValue = .object(["iterations": .integer(state.iteration), "reason": .string(reason)])
+        publish(WorkflowTopic.loopCompleted, payload, on: session, at: now, in: &state)
+    }
+
+    /// Schedules the next step at clock time `due`, replacing any scheduled one.
+    private func scheduleStep(of session: WorkflowSession, at due: Duration, in state: inout WorkflowSession.State) {
+        cancelStep(in: &state)
+        let generation = state.generation
+        state.nextStep = due
+        state.timer = clock.schedule(after: max(.zero, due - clock.now)) { [weak self, weak session] in
+            guard let self, let session else { return }
+            step(session, generation: generation)
+        }
+    }
+
+    private func cancelStep(in state: inout WorkflowSession.State) {
+        if let timer = state.timer { clock.cancel(timer) }
+        state.timer = nil
+        state.nextStep = nil
+        state.generation &+= 1
+    }
+
+    private func pickTool() -> String {
+        guard !settings.tools.isEmpty else { return "tool" }
+        return settings.tools[ids.number(in: 0...(settings.tools.count - 1))]
+    }
+
+    private func iterationPayload(_ session: WorkflowSession, _ state: WorkflowSession.State) -> [String: JSONValue] {
+        ["iteration": .integer(state.iteration), "hat": .string(session.hat(of: state.iteration))]
+    }
+
+    @discardableResult
+    private func publish(
+        _ topic: String, _ payload: [String: JSONValue], on session: WorkflowSession, at now: Duration,
+        in state: inout WorkflowSession.State
+    ) -> (LoggedEvent, WorkflowEvent) {
+        publish(topic, .object(payload), on: session, at: now, in: &state)
+    }
+
+    /// Publishes `event: workflow` with `{"topic","ts","payload"}`. Called under the
+    /// session's lock. `ts` never goes back, even when a step fires late on a real clock.
+    @discardableResult
+    private func publish(
+        _ topic: String, _ payload: JSONValue, on session: WorkflowSession, at now: Duration,
+        in state: inout WorkflowSession.State
+    ) -> (LoggedEvent, WorkflowEvent) {
+        state.lastEventAt = max(state.lastEventAt, now)
+        let ts = settings.epochMilliseconds + state.lastEventAt.wholeMilliseconds
+        let event = WorkflowEvent(topic: topic, ts: ts, payload: payload)
+        let data = (try? JSONCoding.encoder.encode(event)).map { String(decoding: $0, as: UTF8.self) } ?? "{}"
+        return (session.stream.publish(ServerSentEvent(type: "workflow", data: data)), event)
+    }
+}

@@ -1,0 +1,47 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
+
+/// How workflow sessions behave (SPEC 4.4).
+public struct WorkflowSettings: Sendable {
+    /// The key every `/api/sessions` route asks for, as `Authorization: Bearer <key>` or
+    /// `X-API-Key: <key>`.
+    public var apiKey: String
+    /// The wall-clock time of simulated time zero. An event's `ts` and a session's
+    /// `started_at` are this epoch plus the simulation clock's time, so with a manual clock
+    /// they move only when the clock does.
+    public var epoch: Date
+    /// The tools `tool.called` names, one picked per iteration from the identifier source,
+    /// so `--seed` makes the picks repeatable.
+    public var tools = ["read_file", "edit_file", "run_tests", "search_code", "shell"]
+    /// What `POST /__admin/workflows` uses for the fields it leaves out (the id is generated).
+    public var defaults = Scenario.WorkflowSeed(
+        id: "", iterations: 12, hats: ["planner", "builder", "reviewer"], paceSeconds: 5)
+    /// Reconnection time advertised on every session stream, in milliseconds.
+    public var retry = 5000
+
+    public init(apiKey: String, epoch: Date) {
+        self.apiKey = apiKey
+        self.epoch = epoch
+    }
+
+    /// `epoch` in milliseconds since 1970.
+    var epochMilliseconds: Int64 { Int64((epoch.timeIntervalSince1970 * 1000).rounded()) }
+}
+
+extension Duration {
+    /// Whole milliseconds, rounded down.
+    var wholeMilliseconds: Int64 {
+        components.seconds * 1000 + components.attoseconds / 1_000_000_000_000_000
+    }
+
+    /// Seconds as a number, to the millisecond.
+    var secondsToTheMillisecond: Double { Double(wholeMilliseconds) / 1000 }
+
+    /// A duration of `seconds`, to the millisecond.
+    static func seconds(toTheMillisecond seconds: Double) -> Duration {
+        .milliseconds(Int64((seconds * 1000).rounded()))
+    }
+}
