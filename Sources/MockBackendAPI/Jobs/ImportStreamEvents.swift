@@ -1,0 +1,131 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
+
+/// The event types of an import stream (SPEC 4.2).
+public enum ImportEventType {
+    public static let started = "started"
+    public static let progress = "progress"
+    public static let complete = "complete"
+    public static let error = "error"
+}
+
+/// `event: started`.
+public struct ImportStartedEvent: Codable, Sendable, Equatable {
+    public var jobId: String
+    public var status: ImportJobState
+    public var totalRows: Int
+
+    public init(jobId: String, status: ImportJobState = .processing, totalRows: Int) {
+        self.jobId = jobId
+        self.status = status
+        self.totalRows = totalRows
+    }
+}
+
+/// `event: progress`. The backend sends the counts under two spellings,
+/// `processedRows`/`totalRows` and `processedCount`/`totalCount`, because clients in the
+/// field read one or the other; this type decodes from either and encodes both.
+public struct ImportProgressEvent: Codable, Sendable, Equatable {
+    public var jobId: String
+    public var status: ImportJobState
+    /// From 0 to 1.
+    public var progress: Double
+    public var processedRows: Int
+    public var totalRows: Int
+
+    private enum CodingKeys: String, CodingKey {
+        case jobId, status, progress, processedRows, totalRows, processedCount, totalCount
+    }
+
+    public init(
+        jobId: String, status: ImportJobState = .processing, progress: Double, processedRows: Int, totalRows: Int
+    ) {
+        self.jobId = jobId
+        self.status = status
+        self.progress = progress
+        self.processedRows = processedRows
+        self.totalRows = totalRows
+    }
+
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        jobId = try container.decode(String.self, forKey: .jobId)
+        status = try container.decodeIfPresent(ImportJobState.self, forKey: .status) ?? .processing
+        progress = try container.decode(Double.self, forKey: .progress)
+        processedRows =
+            try container.decodeIfPresent(Int.self, forKey: .processedRows)
+            ?? container.decode(Int.self, forKey: .processedCount)
+        totalRows =
+            try container.decodeIfPresent(Int.self, forKey: .totalRows)
+            ?? container.decode(Int.self, forKey: .totalCount)
+    }
+
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(jobId, forKey: .jobId)
+        try container.encode(status, forKey: .status)
+        try container.encode(progress, forKey: .progress)
+        try container.encode(processedRows, forKey: .processedRows)
+        try container.encode(totalRows, forKey: .totalRows)
+        try container.encode(processedRows, forKey: .processedCount)
+        try container.encode(totalRows, forKey: .totalCount)
+    }
+}
+
+/// `event: complete`: the last event of a successful import.
+public struct ImportCompleteEvent: Codable, Sendable, Equatable {
+    public var jobId: String
+    public var status: ImportJobState
+    public var totalRows: Int
+    public var successfulRows: Int
+    public var failedRows: Int
+
+    public init(
+        jobId: String, status: ImportJobState = .complete, totalRows: Int, successfulRows: Int, failedRows: Int
+    ) {
+        self.jobId = jobId
+        self.status = status
+        self.totalRows = totalRows
+        self.successfulRows = successfulRows
+        self.failedRows = failedRows
+    }
+}
+
+/// `event: error`: the last event of a failed import.
+public struct ImportErrorEvent: Codable, Sendable, Equatable {
+    public var jobId: String
+    /// A stable UPPER_SNAKE code such as `IMPORT_FAILED`.
+    public var code: String
+    public var message: String
+
+    public init(jobId: String, code: String, message: String) {
+        self.jobId = jobId
+        self.code = code
+        self.message = message
+    }
+}
+
+/// One event of an import stream, typed by its `event:` field.
+public enum ImportStreamEvent: Sendable, Equatable {
+    case started(ImportStartedEvent)
+    case progress(ImportProgressEvent)
+    case complete(ImportCompleteEvent)
+    case error(ImportErrorEvent)
+
+    /// Decodes an event's data by its type; nil for a type this client does not know.
+    /// - Throws: `DecodingError` when a known type's data does not match it.
+    public static func decode(type: String, data: String) throws -> ImportStreamEvent? {
+        let bytes = Data(data.utf8)
+        let decoder = JSONDecoder()
+        switch type {
+        case ImportEventType.started: return .started(try decoder.decode(ImportStartedEvent.self, from: bytes))
+        case ImportEventType.progress: return .progress(try decoder.decode(ImportProgressEvent.self, from: bytes))
+        case ImportEventType.complete: return .complete(try decoder.decode(ImportCompleteEvent.self, from: bytes))
+        case ImportEventType.error: return .error(try decoder.decode(ImportErrorEvent.self, from: bytes))
+        default: return nil
+        }
+    }
+}

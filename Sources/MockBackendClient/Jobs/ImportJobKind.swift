@@ -1,0 +1,74 @@
+import MockBackendAPI
+import ServerSentEvents
+
+/// What a completed import reports.
+public struct ImportSummary: Sendable, Equatable {
+    public var totalRows: Int
+    public var successfulRows: Int
+    public var failedRows: Int
+
+    public init(totalRows: Int, successfulRows: Int, failedRows: Int) {
+        self.totalRows = totalRows
+        self.successfulRows = successfulRows
+        self.failedRows = failedRows
+    }
+}
+
+/// A CSV import (SPEC 4.2): `started`, `progress`, then `complete` or `error` on
+/// `/api/v2/imports/{jobId}/stream`; `GET /api/v2/imports/{jobId}` for polling.
+public enum ImportJobKind: JobKind {
+    public static func event(from event: ServerSentEvent) throws -> ImportStreamEvent? {
+        try ImportStreamEvent.decode(type: event.effectiveType, data: event.data)
+    }
+
+    public static func outcome(of event: ImportStreamEvent) -> JobOutcome<ImportSummary>? {
+        switch event {
+        case .complete(let complete):
+            .completed(
+                ImportSummary(
+                    totalRows: complete.totalRows, successfulRows: complete.successfulRows,
+                    failedRows: complete.failedRows))
+        case .error(let error):
+            .failed(JobFailure(code: error.code, message: error.message))
+        case .started, .progress:
+            nil
+        }
+    }
+
+    public static func outcome(of status: ImportStatus) -> JobOutcome<ImportSummary>? {
+        switch status.status {
+        case .complete:
+            .completed(
+                ImportSummary(
+                    totalRows: status.totalRows, successfulRows: status.successfulRows, failedRows: status.failedRows))
+        case .error:
+            // The status body has no reason; the stream's `error` event is the only one that does.
+            .failed(.unspecified)
+        default:
+            nil
+        }
+    }
+
+    public static func progress(of event: ImportStreamEvent) -> JobProgress? {
+        switch event {
+        case .started(let started):
+            JobProgress(status: started.status.rawValue, fraction: 0, completedUnits: 0, totalUnits: started.totalRows)
+        case .progress(let progress):
+            JobProgress(
+                status: progress.status.rawValue, fraction: progress.progress, completedUnits: progress.processedRows,
+                totalUnits: progress.totalRows)
+        case .complete(let complete):
+            JobProgress(
+                status: complete.status.rawValue, fraction: 1, completedUnits: complete.totalRows,
+                totalUnits: complete.totalRows)
+        case .error:
+            nil
+        }
+    }
+
+    public static func progress(of status: ImportStatus) -> JobProgress {
+        JobProgress(
+            status: status.status.rawValue, fraction: status.progress, completedUnits: status.processedRows,
+            totalUnits: status.totalRows)
+    }
+}
