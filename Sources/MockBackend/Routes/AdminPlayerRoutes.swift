@@ -31,19 +31,6 @@ struct AdminPlayerRoutes {
         var balance: PlayerBalanceResponse
     }
 
-    struct NewUser: Decodable {
-        var username: String
-        var password: String
-        var userId: Int?
-        var email: String?
-        var firstName: String?
-        var lastName: String?
-        var currency: String?
-        var balance: Double?
-        var bonus: Double?
-        var tokens: Int?
-    }
-
     func register(on router: inout Router) {
         let player = player
         router.get("/__admin/users") { _ in try .json(player.accounts.users) }
@@ -155,23 +142,11 @@ struct AdminPlayerRoutes {
     }
 
     private static func create(_ request: HTTPRequest, _ player: PlayerService) throws -> UserAccount {
-        let body = try RequestBody.decode(NewUser.self, from: request)
-        guard !body.username.isEmpty, !body.password.isEmpty else {
-            throw ProblemDetails.badRequest("Fields 'username' and 'password' must not be empty.", code: "INVALID_BODY")
+        let spec = try RequestBody.decode(UserSpec.self, from: request)
+        if let problem = spec.problem {
+            throw ProblemDetails.badRequest("Field '\(problem.field)' \(problem.reason).", code: "INVALID_BODY")
         }
-        if let currency = body.currency, currency.count != 3 || !currency.allSatisfy(\.isUppercase) {
-            throw ProblemDetails.badRequest(
-                "Field 'currency' must be a three-letter code such as EUR.", code: "INVALID_BODY")
-        }
-        for (field, value) in [("balance", body.balance), ("bonus", body.bonus)] where (value ?? 0) < 0 {
-            throw ProblemDetails.badRequest("Field '\(field)' must not be negative.", code: "INVALID_BODY")
-        }
-        let user = UserAccount(
-            userId: body.userId ?? player.accounts.nextUserId, username: body.username, email: body.email,
-            password: body.password, firstName: body.firstName ?? "New", lastName: body.lastName ?? "Player",
-            currency: body.currency ?? "EUR", realBalance: Money.rounded(body.balance ?? 0),
-            bonusBalance: Money.rounded(body.bonus ?? 0), tokens: max(0, body.tokens ?? 10))
-        guard let added = player.accounts.add(user) else {
+        guard let added = player.accounts.add(spec.account(defaultUserId: player.accounts.nextUserId)) else {
             throw ProblemDetails(
                 status: 409, code: "USER_EXISTS", detail: "A user with that id, username or email exists.")
         }

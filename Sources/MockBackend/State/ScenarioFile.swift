@@ -1,4 +1,3 @@
-import MockBackendAPI
 import MockBackendHTTP
 
 #if canImport(FoundationEssentials)
@@ -23,21 +22,8 @@ public struct ScenarioError: Error, Sendable, Equatable, CustomStringConvertible
 ///  "rates": {"importRowsPerSecond": 50, "generationSeconds": 20, "retention": 1000}}
 /// ```
 public enum ScenarioFile {
-    struct UserEntry: Decodable {
-        var username: String
-        var password: String
-        var userId: Int?
-        var email: String?
-        var firstName: String?
-        var lastName: String?
-        var currency: String?
-        var balance: Double?
-        var bonus: Double?
-        var tokens: Int?
-    }
-
     struct Document: Decodable {
-        var users: [UserEntry]
+        var users: [UserSpec]
         var workflows: [Scenario.WorkflowSeed]?
         var rates: Scenario.Rates?
     }
@@ -62,22 +48,11 @@ public enum ScenarioFile {
         var nextUserId = (document.users.compactMap(\.userId).max() ?? 7_000_000) + 1
         for (index, entry) in document.users.enumerated() {
             let field = "users[\(index)]"
-            guard !entry.username.isEmpty else { throw ScenarioError(detail: "scenario: \(field).username is empty") }
-            guard !entry.password.isEmpty else { throw ScenarioError(detail: "scenario: \(field).password is empty") }
-            if let currency = entry.currency, currency.count != 3 || !currency.allSatisfy(\.isUppercase) {
-                throw ScenarioError(detail: "scenario: \(field).currency must be a code such as EUR, not \(currency)")
+            if let problem = entry.problem {
+                throw ScenarioError(detail: "scenario: \(field).\(problem.field) \(problem.reason)")
             }
-            for (name, value) in [("balance", entry.balance), ("bonus", entry.bonus)] where (value ?? 0) < 0 {
-                throw ScenarioError(detail: "scenario: \(field).\(name) must not be negative")
-            }
-            if (entry.tokens ?? 0) < 0 { throw ScenarioError(detail: "scenario: \(field).tokens must not be negative") }
-            let userId = entry.userId ?? nextUserId
+            let user = entry.account(defaultUserId: nextUserId)
             if entry.userId == nil { nextUserId += 1 }
-            let user = UserAccount(
-                userId: userId, username: entry.username, email: entry.email, password: entry.password,
-                firstName: entry.firstName ?? "Demo", lastName: entry.lastName ?? "Player",
-                currency: entry.currency ?? "EUR", realBalance: Money.rounded(entry.balance ?? 0),
-                bonusBalance: Money.rounded(entry.bonus ?? 0), tokens: entry.tokens ?? 10)
             let clash = users.first { other in
                 let sameEmail = other.email.lowercased() == user.email.lowercased()
                 return other.userId == user.userId || other.username == user.username || sameEmail

@@ -1,0 +1,37 @@
+import MockBackendAPI
+
+/// A user as `POST /__admin/users` or a scenario file describes one: a username and a
+/// password, everything else optional with a default.
+struct UserSpec: Decodable {
+    var username: String
+    var password: String
+    var userId: Int?
+    var email: String?
+    var firstName: String?
+    var lastName: String?
+    var currency: String?
+    var balance: Double?
+    var bonus: Double?
+    var tokens: Int?
+
+    /// The first field whose value is not acceptable, and why; nil when all are.
+    var problem: (field: String, reason: String)? {
+        if username.isEmpty { return ("username", "must not be empty") }
+        if password.isEmpty { return ("password", "must not be empty") }
+        if let currency, currency.count != 3 || !currency.allSatisfy(\.isUppercase) {
+            return ("currency", "must be a three-letter code such as EUR, not \(currency)")
+        }
+        if (balance ?? 0) < 0 { return ("balance", "must not be negative") }
+        if (bonus ?? 0) < 0 { return ("bonus", "must not be negative") }
+        if (tokens ?? 0) < 0 { return ("tokens", "must not be negative") }
+        return nil
+    }
+
+    /// The account, with `userId` when the spec names none.
+    func account(defaultUserId: Int) -> UserAccount {
+        UserAccount(
+            userId: userId ?? defaultUserId, username: username, email: email, password: password,
+            firstName: firstName ?? "Demo", lastName: lastName ?? "Player", currency: currency ?? "EUR",
+            realBalance: Money.rounded(balance ?? 0), bonusBalance: Money.rounded(bonus ?? 0), tokens: tokens ?? 10)
+    }
+}
