@@ -1,0 +1,146 @@
+"""Checks mockbackend's event streams with a real third-party SSE client (requests-sse).
+
+Starts the built server on 127.0.0.1:0 and checks, over real sockets:
+1. a dropped stream is resumed with Last-Event-ID and every event arrives exactly once;
+2. the client parses exact bytes written one byte at a time with CR-only line ends;
+3. a finished stream answers the reconnect with 204 and the client does not read on.
+Prints "real clients: N passed, M failed" and exits non-zero on a failure.
+
+Usage: python sse_clients.py PATH_TO_MOCKBACKEND_BINARY
+"""
+
+import json
+import re
+import subprocess
+import sys
+import threading
+import time
+import urllib.request
+from datetime import timedelta
+
+from requests_sse import EventSource, InvalidStatusCodeError
+
+results = []
+
+
+def check(name, condition, detail=""):
+    results.append((name, condition))
+    print(("ok   " if condition else "FAIL ") + name + ("" if condition else f": {detail}"), flush=True)
+
+
+def post(base, path, body=None):
+    data = json.dumps(body or {}).encode()
+    request = urllib.request.Request(base + path, data=data, method="POST", headers={"Content-Type": "application/json"})
+    with urllib.request.urlopen(request, timeout=5) as response:
+        return json.loads(response.read() or b"null")
+
+
+def get_json(base, path):
+    with urllib.request.urlopen(base + path, timeout=5) as response:
+        return json.loads(response.read())
+
+
+def subscribers(base, name):
+    for stream in get_json(base, "/__admin/streams"):
+        if stream["name"] == name:
+            return len(stream["subscribers"])
+    return 0
+
+
+def wait_until(condition, timeout=10):
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if condition():
+            return True
+        time.sleep(0.02)
+    return condition()
+
+
+def resume_after_drop(base):
+    received = []
+
+    def publisher():
+        wait_until(lambda: subscribers(base, "channels/real") == 1)
+        for index in range(1, 4):
+            post(base, "/__admin/streams/channels/real/events", {"data": f"e{index}"})
+        wait_until(lambda: len(received) == 3)
+        post(base, "/__admin/streams/channels/real/disconnect")
+        for index in range(4, 6):
+            post(base, "/__admin/streams/channels/real/events", {"data": f"e{index}"})
+
+    thread = threading.Thread(target=publisher, daemon=True)
+    thread.start()
+    with EventSource(
+        base + "/sse/channels/real", timeout=10, reconnection_time=timedelta(milliseconds=100),
+        headers={"X-Client-Id": "requests-sse"},
+    ) as source:
+        for event in source:
+            received.append((event.last_event_id, event.data))
+            if len(received) == 5:
+                break
+    thread.join(timeout=5)
+    check("resumes a dropped stream, every event once, in order",
+          [data for _, data in received] == ["e1", "e2", "e3", "e4", "e5"], received)
+    check("ids are increasing integers", [event_id for event_id, _ in received] == ["1", "2", "3", "4", "5"], received)
+    journal = get_json(base, "/__admin/streams/connections?stream=channels/real")
+    check("the reconnect sent Last-Event-ID 3", len(journal) == 2 and journal[1].get("lastEventId") == "3", journal)
+
+
+def byte_by_byte(base):
+    body = "data:%20caf%C3%A9%0D%0Did:%207%0Ddata:%20two%0Ddata:%20lines%0D%0D"
+    with EventSource(base + f"/conformance/sse/raw?body={body}&chunk=1", timeout=10, max_connect_retry=0) as source:
+        events = []
+        for event in source:
+            events.append((event.data, event.last_event_id))
+            if len(events) == 2:
+                break
+    check("parses CR line ends written one byte at a time", events == [("café", ""), ("two\nlines", "7")], events)
+
+
+def stops_on_204(base):
+    connections = []
+    try:
+        with EventSource(
+            base + "/conformance/sse/reconnect-then-204?retry=50", timeout=10, max_connect_retry=1,
+            on_open=lambda: connections.append(time.monotonic()),
+        ) as source:
+            data = [event.data for event in source]
+            check("reads the event before the 204", data == ["first"], data)
+    except InvalidStatusCodeError as error:
+        check("stops on 204 with the status", "204" in str(error), error)
+        return
+    check("stops on 204", len(connections) == 1, connections)
+
+
+def main():
+    binary = sys.argv[1]
+    server = subprocess.Popen(
+        [binary, "--port", "0", "--log-level", "warning"], stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    try:
+        port = None
+        deadline = time.monotonic() + 20
+        while port is None and time.monotonic() < deadline:
+            line = server.stdout.readline()
+            match = re.search(r"mockbackend listening on http://127\.0\.0\.1:(\d+)", line)
+            if match:
+                port = int(match.group(1))
+        if port is None:
+            print("real clients: 0 passed, 1 failed (server did not start)")
+            return 1
+        base = f"http://127.0.0.1:{port}"
+        for scenario in (resume_after_drop, byte_by_byte, stops_on_204):
+            try:
+                scenario(base)
+            except Exception as error:  # a scenario that crashes is a failure, not a stop
+                check(scenario.__name__, False, repr(error))
+    finally:
+        server.terminate()
+        server.wait(timeout=5)
+    passed = sum(1 for _, ok in results if ok)
+    failed = len(results) - passed
+    print(f"real clients: {passed} passed, {failed} failed")
+    return 0 if failed == 0 else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())
