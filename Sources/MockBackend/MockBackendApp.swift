@@ -14,6 +14,8 @@ public final class MockBackendApp: Sendable {
     public let player: PlayerService
     /// Every request answered outside `/__admin`.
     public let requests: RequestJournal
+    /// The live feed of what happens, `GET /__admin/events`.
+    public let events: AdminEventFeed
     /// The clock behind every simulated duration.
     public let clock: SimulationClock
     /// CSV import jobs.
@@ -39,6 +41,8 @@ public final class MockBackendApp: Sendable {
         self.player = player
         let requests = RequestJournal()
         self.requests = requests
+        let events = AdminEventFeed(streams: streams)
+        self.events = events
         let imports = ImportService(
             streams: streams, clock: clock, ids: IdentifierSource(seed: configuration.seed),
             settings: configuration.imports.applying(rates))
