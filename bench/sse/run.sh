@@ -13,10 +13,11 @@
 #   WARMUP_EVENTS=3
 #   SPACING=0.1            seconds from one publish request to the next (at least)
 #   TP_EVENTS=500000       events in the single-stream publish request
-#   TP_ROUNDS=3            single-stream rounds (median shown)
+#   TP_ROUNDS=5            single-stream rounds (median shown)
 #   PER_PROCESS=5000       streams per client process (ulimit -n is 20000 here)
 #   SERVER_CPU=0 CLIENT_CPU=1
 #   SKIP_BUILD=1           use the release binaries already built
+#   WAIT_FOR_IDLE=1        before measuring, wait (up to ~10 min) until the CPUs are >= 85% idle
 #   NICE=-10               niceness of servers and clients (default -10 as root, else 0)
 #   ONLY=mockbackend|hummingbird   measure one server only (no comparison report)
 #
@@ -36,11 +37,12 @@ EVENTS="${EVENTS:-50}"
 WARMUP_EVENTS="${WARMUP_EVENTS:-3}"
 SPACING="${SPACING:-0.1}"
 TP_EVENTS="${TP_EVENTS:-500000}"
-TP_ROUNDS="${TP_ROUNDS:-3}"
+TP_ROUNDS="${TP_ROUNDS:-5}"
 PER_PROCESS="${PER_PROCESS:-5000}"
 SERVER_CPU="${SERVER_CPU:-0}"
 CLIENT_CPU="${CLIENT_CPU:-1}"
 SKIP_BUILD="${SKIP_BUILD:-0}"
+WAIT_FOR_IDLE="${WAIT_FOR_IDLE:-0}"
 NICE="${NICE:-auto}"
 ONLY="${ONLY:-}"
 
@@ -98,11 +100,22 @@ MB_BUILD=(swift build -c release --static-swift-stdlib --scratch-path "$ROOT/.bu
 HB_BUILD=(swift build -c release --static-swift-stdlib --package-path "$PEER_DIR")
 mkdir -p "$RESULTS/bin" "$RAW"
 CLIENT="$RESULTS/bin/sse_client"
+# Others edit Sources/ while this runs; swift build then stops with "modified during the
+# build": try again a few times.
+build() {
+    local attempt
+    for attempt in 1 2 3 4; do
+        (cd "$ROOT" && "$@") >&2 && return 0
+        log "build failed (attempt $attempt); retrying in 20 s"
+        sleep 20
+    done
+    die "build failed: $*"
+}
 if [ "$SKIP_BUILD" != 1 ]; then
     log "building mockbackend (release, static stdlib)"
-    (cd "$ROOT" && "${MB_BUILD[@]}" --product mockbackend) >&2
+    build "${MB_BUILD[@]}" --product mockbackend
     log "building the Hummingbird peer (release, static stdlib)"
-    (cd "$ROOT" && "${HB_BUILD[@]}") >&2
+    build "${HB_BUILD[@]}"
 fi
 gcc -O2 -Wall -o "$CLIENT" "$SSE_DIR/sse_client.c"
 MB_BIN="$(cd "$ROOT" && "${MB_BUILD[@]}" --show-bin-path)/mockbackend"
@@ -121,6 +134,14 @@ cpu_busy_percent() {
     b="$(awk '/^cpu / { print $2 + $3 + $4 + $7 + $8 + $9, $5 + $6 }' /proc/stat)"
     echo "$a $b" | awk '{ busy = $3 - $1; idle = $4 - $2; printf "%.0f", 100 * busy / (busy + idle) }'
 }
+sleep 2  # let the swift commands above finish winding down before sampling the load
+if [ "$WAIT_FOR_IDLE" = 1 ]; then
+    for _ in $(seq 1 200); do
+        busy="$(cpu_busy_percent)"
+        [ "$busy" -le 15 ] && break
+        log "machine is ${busy}% busy; waiting for it to go quiet (WAIT_FOR_IDLE=1)"
+    done
+fi
 BUSY_BEFORE="$(cpu_busy_percent)"
 [ "$BUSY_BEFORE" -le 15 ] || log "warning: the machine is ${BUSY_BEFORE}% busy with other work; numbers will be noisy"
 
@@ -159,34 +180,50 @@ stop_server() {
     wait "$SERVER_PID" 2>/dev/null || true
 }
 
-# measure NAME KIND: runs the driver (pinned to CLIENT_CPU) against the running server.
+# measure NAME KIND OUT [driver options...]: runs the driver (pinned to CLIENT_CPU)
+# against the running server.
 measure() {
-    local name="$1" kind="$2"
+    local name="$1" kind="$2" out="$3"
+    shift 3
     nice -n "$NICE" taskset -c "$CLIENT_CPU" python3 "$SSE_DIR/driver.py" measure \
         --name "$name" --kind "$kind" --pid "$SERVER_PID" --port "$SERVER_PORT" --client "$CLIENT" \
-        --out "$RESULTS/$name.json" --raw "$RAW" --sizes "$SIZES" --events "$EVENTS" \
-        --warmup-events "$WARMUP_EVENTS" --spacing "$SPACING" --per-process "$PER_PROCESS" \
-        --tp-events "$TP_EVENTS" --tp-rounds "$TP_ROUNDS" &
+        --out "$out" --raw "$RAW" --events "$EVENTS" --warmup-events "$WARMUP_EVENTS" \
+        --spacing "$SPACING" --per-process "$PER_PROCESS" --tp-events "$TP_EVENTS" "$@" &
     DRIVER_PID=$!
     PIDS+=("$DRIVER_PID")
     wait "$DRIVER_PID" || die "the driver failed against $name (see above)"
 }
 
+# start NAME: a fresh server process of that kind.
+start() {
+    if [ "$1" = mockbackend ]; then
+        start_server mockbackend "$RAW/mockbackend.log" "$MB_BIN" --port 0 --log-level warning \
+            --heartbeat 0 --max-connections 12000
+    else
+        start_server hummingbird "$RAW/hummingbird.log" "$HB_BIN" 0
+    fi
+    log "$1 pid $SERVER_PID port $SERVER_PORT"
+}
+
 cd "$ROOT"  # mockbackend reads Public/ and openapi/ relative to the working directory
+rm -f "$RESULTS"/*.json
+LARGEST="${SIZES##*,}"
 START="$(date +%s)"
-if [ "$ONLY" != hummingbird ]; then
-    start_server mockbackend "$RAW/mockbackend.log" "$MB_BIN" --port 0 --log-level warning \
-        --heartbeat 0 --max-connections 12000
-    log "mockbackend pid $SERVER_PID port $SERVER_PORT"
-    measure mockbackend mockbackend
+for name in mockbackend hummingbird; do
+    [ -z "$ONLY" ] || [ "$ONLY" = "$name" ] || continue
+    # One fresh server per size, so RSS per stream and "back to idle" start from a clean
+    # process; the largest size runs two connect/publish/disconnect cycles.
+    for size in ${SIZES//,/ }; do
+        start "$name"
+        cycles=1
+        [ "$size" = "$LARGEST" ] && cycles=2
+        measure "$name" "$name" "$RESULTS/$name-size-$size.json" --sizes "$size" --cycles "$cycles" --tp-rounds 0
+        stop_server
+    done
+    start "$name"
+    measure "$name" "$name" "$RESULTS/$name-throughput.json" --sizes "" --tp-rounds "$TP_ROUNDS"
     stop_server
-fi
-if [ "$ONLY" != mockbackend ]; then
-    start_server hummingbird "$RAW/hummingbird.log" "$HB_BIN" 0
-    log "hummingbird pid $SERVER_PID port $SERVER_PORT"
-    measure hummingbird hummingbird
-    stop_server
-fi
+done
 ELAPSED=$(( $(date +%s) - START ))
 
 if [ -z "$ONLY" ]; then
@@ -200,8 +237,7 @@ json.dump({
     "warmup_events": $WARMUP_EVENTS,
 }, open(sys.argv[1], "w"))
 EOF
-    python3 "$SSE_DIR/driver.py" report "$RESULTS/mockbackend.json" "$RESULTS/hummingbird.json" \
-        --meta "$RESULTS/meta.json" >"$RESULTS/latest.md"
+    python3 "$SSE_DIR/driver.py" report "$RESULTS" --meta "$RESULTS/meta.json" >"$RESULTS/latest.md"
     printf '\n'; cat "$RESULTS/latest.md"; printf '\n'
     log "written $RESULTS/latest.md (raw JSON in $RESULTS/)"
 fi

@@ -1,11 +1,11 @@
 // swift-tools-version: 6.0
-// Peer server for bench/run.sh: the same `GET /health` as mockbackend, on Hummingbird.
+// Peer server for bench/run.sh (`GET /health`) and bench/sse/run.sh (`GET /sse`, `POST /publish`), on Hummingbird.
 // Built on its own: swift build -c release --package-path bench/peers/hummingbird
 import PackageDescription
 
 let package = Package(
     name: "hummingbird-peer",
-    platforms: [.macOS(.v14)],
+    platforms: [.macOS(.v15)],
     dependencies: [
         .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.28.1"),
     ],
