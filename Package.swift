@@ -70,7 +70,8 @@ let package = Package(
         ),
         .testTarget(
             name: "MockBackendTests",
-            dependencies: ["MockBackend", "MockBackendTesting"]
+            dependencies: ["MockBackend", "MockBackendTesting"],
+            exclude: ["Fixtures"]
         ),
         .testTarget(
             name: "MockBackendCLITests",

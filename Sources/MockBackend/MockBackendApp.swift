@@ -16,6 +16,10 @@ public final class MockBackendApp: Sendable {
     public let requests: RequestJournal
     /// The live feed of what happens, `GET /__admin/events`.
     public let events: AdminEventFeed
+    /// The fault rules in force.
+    public let faults: FaultStore
+    /// The stub mappings (WireMock-style), `/__admin/mappings`.
+    public let stubs: StubStore
     /// The clock behind every simulated duration.
     public let clock: SimulationClock
     /// CSV import jobs.
@@ -35,14 +39,18 @@ public final class MockBackendApp: Sendable {
         self.streams = streams
         let clock = SimulationClock(mode: configuration.clock)
         self.clock = clock
+        let events = AdminEventFeed(streams: streams)
+        let faults = FaultStore(ids: IdentifierSource(seed: configuration.seed))
+        self.faults = faults
+        let stubs = StubStore(seed: configuration.seed)
+        self.stubs = stubs
+        self.events = events
         let player = PlayerService(
             accounts: AccountStore(users: configuration.scenario.users), streams: streams,
-            settings: configuration.player, clock: clock)
+            settings: configuration.player, clock: clock, events: events)
         self.player = player
-        let requests = RequestJournal()
+        let requests = RequestJournal(events: events)
         self.requests = requests
-        let events = AdminEventFeed(streams: streams)
-        self.events = events
         let imports = ImportService(
             streams: streams, clock: clock, ids: IdentifierSource(seed: configuration.seed),
             settings: configuration.imports.applying(rates))
@@ -58,7 +66,8 @@ public final class MockBackendApp: Sendable {
         self.workflows = workflows
         let router = Self.makeRouter(
             configuration: configuration, streams: streams, player: player, requests: requests, clock: clock,
-            imports: imports, generations: generations, workflows: workflows)
+            imports: imports, generations: generations, workflows: workflows, events: events, faults: faults,
+            stubs: stubs)
         self.router = router
         let staticFiles = StaticFileHandler(directory: configuration.publicDirectory)
         if staticFiles == nil {
@@ -66,13 +75,18 @@ public final class MockBackendApp: Sendable {
                 "public directory not found; static files are off",
                 metadata: ["path": "\(configuration.publicDirectory)"])
         }
-        var fallback: (@Sendable (HTTPRequest) throws -> HTTPResponse?)?
-        if let staticFiles {
-            fallback = { request in try staticFiles.respond(to: request) }
+        // Paths no built-in route knows: a stub if one matches, else a static file.
+        let fallback: @Sendable (HTTPRequest) throws -> HTTPResponse? = { request in
+            if let response = stubs.fallbackResponse(for: request) { return response }
+            return try staticFiles?.respond(to: request)
         }
         let responder = RoutingResponder(
-            router: router, middleware: [RequestJournalMiddleware(journal: requests)], fallback: fallback,
-            logger: logger)
+            router: router,
+            middleware: [
+                RequestJournalMiddleware(journal: requests), FaultMiddleware(store: faults, feed: events),
+                StubMiddleware(stubs: stubs),
+            ],
+            fallback: fallback, logger: logger)
         server = HTTPServer(configuration: configuration.http, responder: responder, logger: logger)
     }
 
@@ -80,10 +94,10 @@ public final class MockBackendApp: Sendable {
     static func makeRouter(
         configuration: MockBackendConfiguration, streams: EventStreamRegistry, player: PlayerService,
         requests: RequestJournal, clock: SimulationClock, imports: ImportService, generations: GenerationService,
-        workflows: WorkflowService
+        workflows: WorkflowService, events: AdminEventFeed, faults: FaultStore, stubs: StubStore
     ) -> Router {
         var router = Router()
-        let endpoint = SSEEndpoint(padding: configuration.ssePadding)
+        let endpoint = SSEEndpoint(padding: configuration.ssePadding, events: events)
         HealthRoutes().register(on: &router)
         OpenAPIRoutes(documentPath: configuration.openAPIDocument).register(on: &router)
         AdminStreamRoutes(streams: streams).register(on: &router)
@@ -93,21 +107,28 @@ public final class MockBackendApp: Sendable {
         AdminPlayerRoutes(player: player).register(on: &router)
         AdminStateRoutes(
             player: player, streams: streams, journal: requests, imports: imports, generations: generations,
-            workflows: workflows, scenario: configuration.scenario
+            workflows: workflows, scenario: configuration.scenario, faults: faults, stubs: stubs
         )
         .register(on: &router)
         AdminClockRoutes(clock: clock).register(on: &router)
+        AdminFaultRoutes(store: faults).register(on: &router)
+        AdminMappingRoutes(stubs: stubs).register(on: &router)
         ImportRoutes(imports: imports, endpoint: endpoint).register(on: &router)
         AdminImportRoutes(imports: imports).register(on: &router)
         GenerationRoutes(generations: generations, player: player, endpoint: endpoint).register(on: &router)
         AdminGenerationRoutes(generations: generations).register(on: &router)
         WorkflowRoutes(workflows: workflows, endpoint: endpoint).register(on: &router)
         AdminWorkflowRoutes(workflows: workflows).register(on: &router)
+        AdminEventRoutes(events: events, endpoint: endpoint).register(on: &router)
         return router
     }
 
-    /// Binds and starts serving.
+    /// Loads the `--mappings` files, binds and starts serving. A bad mapping file throws
+    /// `MappingFileError` before anything listens.
     public func start() throws {
+        if let directory = configuration.mappingsDirectory {
+            stubs.loadFileMappings(try MappingFiles.load(directory: directory, newID: stubs.newID))
+        }
         workflows.reset(to: configuration.scenario.workflows)
         try server.start()
         streams.startHeartbeats(every: configuration.heartbeatInterval, on: clock)

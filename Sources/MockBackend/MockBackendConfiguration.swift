@@ -27,6 +27,9 @@ public struct MockBackendConfiguration: Sendable {
     public var workflowAPIKey: String?
     /// Seed data; `POST /__admin/reset` returns to it.
     public var scenario = Scenario.builtIn
+    /// A directory of WireMock mapping files (`--mappings`), loaded by `start()`; reset
+    /// returns to them. Nil: no stubs at start.
+    public var mappingsDirectory: String?
     /// Size of the padding comment sent first on every stream (`?padding=` per request).
     /// Default 0: none.
     public var ssePadding = 0

@@ -8,7 +8,7 @@ enum EnvironmentOptions {
     static let valueOptions = [
         "host", "port", "public-dir", "openapi-file", "log-level", "log-format", "max-connections", "heartbeat",
         "sse-padding", "session-ttl", "userinfo-idle-timeout", "balance-update-variants", "clock",
-        "speed", "seed", "generation-seconds", "scenario", "api-key",
+        "speed", "seed", "generation-seconds", "scenario", "mappings", "api-key",
     ]
 
     /// The variable that sets `option`.

@@ -85,6 +85,9 @@ struct MockBackendCommand: ParsableCommand {
     @Option(help: "A scenario file (JSON): users, workflow sessions and rates; see the README. Default: built in.")
     var scenario: String?
 
+    @Option(help: "A directory of WireMock mapping files (*.json) loaded as stubs at start; reset keeps them.")
+    var mappings: String?
+
     @Option(
         help:
             "Key of the workflow API (Authorization: Bearer or X-API-Key); generated and printed at start when not set."
@@ -128,6 +131,13 @@ struct MockBackendCommand: ParsableCommand {
                 throw ValidationError("--scenario \(scenario): \(error.detail)")
             }
         }
+        if let mappings {
+            do {
+                _ = try MappingFiles.load(directory: mappings)
+            } catch {
+                throw ValidationError("--mappings \(mappings): \(error.detail)")
+            }
+        }
         guard speed > 0, speed <= 10_000, speed.isFinite else {
             throw ValidationError("--speed must be above 0 and at most 10000, not \(speed).")
         }
@@ -155,6 +165,7 @@ struct MockBackendCommand: ParsableCommand {
         if let scenario, let loaded = try? ScenarioFile.load(path: scenario) {
             configuration.scenario = loaded
         }
+        configuration.mappingsDirectory = mappings
         return configuration
     }
 
@@ -170,6 +181,9 @@ struct MockBackendCommand: ParsableCommand {
         let app = MockBackendApp(configuration: appConfiguration, logger: Logger(label: "mockbackend"))
         do {
             try app.start()
+        } catch let error as MappingFileError {
+            // A file changed after validate() read it.
+            Self.exit(withError: ValidationError("--mappings \(mappings ?? ""): \(error.detail)"))
         } catch {
             Self.exit(withError: ValidationError("cannot listen on \(host):\(port): \(error)"))
         }

@@ -265,7 +265,8 @@ public final class RawHTTPClient {
         return output
     }
 
-    static func find(_ needle: [UInt8], in haystack: [UInt8]) -> Int? {
+    /// The index where `needle` first occurs in `haystack`.
+    public static func find(_ needle: [UInt8], in haystack: [UInt8]) -> Int? {
         guard haystack.count >= needle.count else { return nil }
         for start in 0...(haystack.count - needle.count)
         where haystack[start] == needle[0] && haystack[start..<(start + needle.count)].elementsEqual(needle) {

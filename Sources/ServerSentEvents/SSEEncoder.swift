@@ -5,14 +5,42 @@
 /// read back exactly. CR and LF in a type or id would end the field early; they are dropped.
 public enum SSEEncoder {
     /// `id:`, `event:`, one `data:` per line, and the blank line that dispatches it.
+    /// Works on UTF-8 bytes: CR and LF never occur inside a multi-byte character.
     public static func encode(_ event: ServerSentEvent, retry: Int? = nil) -> [UInt8] {
-        var text = ""
-        if let retry { text += "retry: \(retry)\n" }
-        if let id = event.id { text += "id: \(singleLine(id))\n" }
-        if let type = event.type { text += "event: \(singleLine(type))\n" }
-        for line in lines(of: event.data) { text += "data: \(line)\n" }
-        text += "\n"
-        return Array(text.utf8)
+        var bytes: [UInt8] = []
+        bytes.reserveCapacity(event.data.utf8.count + 32)
+        if let retry { bytes += Array("retry: \(retry)\n".utf8) }
+        if let id = event.id { appendField("id: ", singleLine: id, to: &bytes) }
+        if let type = event.type { appendField("event: ", singleLine: type, to: &bytes) }
+        let dataPrefix = Array("data: ".utf8)
+        bytes += dataPrefix
+        var previousWasCR = false
+        for byte in event.data.utf8 {
+            switch byte {
+            case 13:
+                bytes.append(10)
+                bytes += dataPrefix
+                previousWasCR = true
+            case 10:
+                // The LF of a CRLF pair: the line already ended at its CR.
+                if !previousWasCR {
+                    bytes.append(10)
+                    bytes += dataPrefix
+                }
+                previousWasCR = false
+            default:
+                bytes.append(byte)
+                previousWasCR = false
+            }
+        }
+        bytes += [10, 10]
+        return bytes
+    }
+
+    private static func appendField(_ name: String, singleLine value: String, to bytes: inout [UInt8]) {
+        bytes += Array(name.utf8)
+        for byte in value.utf8 where byte != 10 && byte != 13 { bytes.append(byte) }
+        bytes.append(10)
     }
 
     /// A comment block: one `:` line per line of `text`, then a blank line.
@@ -50,7 +78,4 @@ public enum SSEEncoder {
         return result
     }
 
-    private static func singleLine(_ text: String) -> String {
-        String(text.filter { $0 != "\n" && $0 != "\r" && $0 != "\r\n" })
-    }
 }

@@ -93,6 +93,30 @@ struct EventSourceTests {
         }
     }
 
+    @Test(
+        "receives every event intact under a fragment fault",
+        arguments: [#"{"kind":"fragment","bytes":1,"delayMs":2}"#, #"{"kind":"fragment","split":"crlf","delayMs":10}"#])
+    func fragmentedStream(_ fault: String) async throws {
+        try await withRunningServer { server in
+            let rule = #"{"match":{"path":"/sse/channels/fragments"},"fault":\#(fault)}"#
+            let added = try await server.request("POST", "/__admin/faults", body: rule)
+            #expect(added.status == 201)
+            let source = EventSource(
+                url: server.baseURL.appendingPathComponent("sse/channels/fragments"),
+                configuration: .init(policy: fastPolicy))
+            let collected = Collected()
+            collected.follow(source)
+            source.start()
+            let stream = server.app.streams.stream(named: "channels/fragments")
+            #expect(await eventually { stream.snapshot.subscribers.count == 1 })
+            let sent = ["café au lait", "two\nlines", "🎉"]
+            for data in sent { stream.publish(ServerSentEvent(data: data)) }
+            #expect(await eventually { collected.events.current.count == 3 })
+            #expect(collected.data == sent)
+            source.stop()
+        }
+    }
+
     @Test func serverRetryChangesTheDelayTheClientUses() async throws {
         try await withRunningServer { server in
             let url = server.baseURL.appendingPathComponent("sse/channels/retry")

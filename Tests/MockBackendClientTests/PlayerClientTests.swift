@@ -39,6 +39,30 @@ struct PlayerClientTests {
         }
     }
 
+    /// "403 injection": a forbidden fault makes the client re-login once and retry.
+    @Test func aForbiddenFaultCausesOneReloginAndTheRetrySucceeds() async throws {
+        try await withRunningServer { server in
+            let authenticator = PlayerAuthenticator(baseURL: server.baseURL, username: "demo", password: "demo1234")
+            _ = try await authenticator.sessionId()
+            _ = try await server.request("DELETE", "/__admin/requests")
+            let rule = #"{"match":{"path":"/v2/player/*/balance"},"fault":{"kind":"forbidden"},"times":1}"#
+            #expect(try await server.request("POST", "/__admin/faults", body: rule).status == 201)
+            let url = server.baseURL.appendingPathComponent("v2/player/7000001/balance")
+            let (_, response) = try await authenticator.send(URLRequest(url: url))
+            #expect(response.statusCode == 200)
+            let journal = try JSONDecoder().decode(
+                [JournaledRequest].self, from: Data(try await server.request("GET", "/__admin/requests").body))
+            // Newest first: the retry, the login, the injected 403.
+            #expect(
+                journal.map(\.path) == [
+                    "/v2/player/7000001/balance", "/v1/player/legislation/login", "/v2/player/7000001/balance",
+                ])
+            #expect(journal.map(\.status) == [200, 200, 403])
+            #expect(journal[2].fault?.hasPrefix("forbidden") == true)
+            #expect(try await loginCount(server) == 1)
+        }
+    }
+
     @Test func badStoredCredentialsEndInInvalidCredentialsAfterOneAttempt() async throws {
         try await withRunningServer { server in
             let authenticator = PlayerAuthenticator(baseURL: server.baseURL, username: "demo", password: "wrong")

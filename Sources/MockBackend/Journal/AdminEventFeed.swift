@@ -1,10 +1,11 @@
+import MockBackendHTTP
+import ServerSentEvents
+
 #if canImport(FoundationEssentials)
 import FoundationEssentials
 #else
 import Foundation
 #endif
-import MockBackendHTTP
-import ServerSentEvents
 
 /// The live feed of what happens in the mock, `GET /__admin/events`: requests, logins,
 /// session expiries, faults fired, stream connects and disconnects. The dashboard and
@@ -33,7 +34,9 @@ public final class AdminEventFeed: Sendable {
     public func publish(_ kind: Kind, _ fields: [String: JSONValue]) {
         var object = fields
         object["ts"] = .string(Timestamp.iso8601(Date()))
-        let data = (try? JSONCoding.encoder.encode(JSONValue.object(object))).map { String(decoding: $0, as: UTF8.self) }
+        let data = (try? JSONCoding.encoder.encode(JSONValue.object(object))).map {
+            String(decoding: $0, as: UTF8.self)
+        }
         stream.publish(ServerSentEvent(type: kind.rawValue, data: data ?? "{}"))
     }
 }

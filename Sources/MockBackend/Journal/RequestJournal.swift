@@ -37,11 +37,14 @@ public final class RequestJournal: Sendable {
 
     /// Entries kept; older ones go first. Default 5,000.
     public let capacity: Int
+    /// Where each recorded request is also published as a `request` event.
+    private let events: AdminEventFeed?
     private let state = LockedValue(State())
     static let excerptLength = 1024
 
-    public init(capacity: Int = 5000) {
+    public init(capacity: Int = 5000, events: AdminEventFeed? = nil) {
         self.capacity = capacity
+        self.events = events
     }
 
     func record(_ request: HTTPRequest, status: Int, duration: Duration, fault: String? = nil) {
@@ -52,14 +55,14 @@ public final class RequestJournal: Sendable {
         let now = Date()
         let excerpt = String(decoding: request.body.prefix(Self.excerptLength), as: UTF8.self)
         let milliseconds = Double(duration.components.seconds) * 1000 + Double(duration.components.attoseconds) / 1e15
-        state.withLock { state in
-            state.entries.append(
-                JournaledRequest(
-                    id: state.nextID, receivedAt: Timestamp.iso8601(now), method: request.method,
-                    target: request.target,
-                    path: request.path, headers: headers, bodyExcerpt: excerpt, bodySize: request.body.count,
-                    status: status, durationMs: milliseconds.rounded(toPlaces: 3), connection: request.connectionID,
-                    fault: fault))
+        let entry = state.withLock { state in
+            let entry = JournaledRequest(
+                id: state.nextID, receivedAt: Timestamp.iso8601(now), method: request.method,
+                target: request.target,
+                path: request.path, headers: headers, bodyExcerpt: excerpt, bodySize: request.body.count,
+                status: status, durationMs: milliseconds.rounded(toPlaces: 3), connection: request.connectionID,
+                fault: fault)
+            state.entries.append(entry)
             state.times.append(now)
             state.nextID += 1
             if state.entries.count > capacity + capacity / 4 {
@@ -67,7 +70,15 @@ public final class RequestJournal: Sendable {
                 state.entries.removeFirst(excess)
                 state.times.removeFirst(excess)
             }
+            return entry
         }
+        var fields: [String: JSONValue] = [
+            "id": .integer(entry.id), "method": .string(entry.method), "target": .string(entry.target),
+            "status": .integer(entry.status), "durationMs": .number(entry.durationMs),
+            "connection": .integer(Int(clamping: entry.connection)),
+        ]
+        if let fault = entry.fault { fields["fault"] = .string(fault) }
+        events?.publish(.request, fields)
     }
 
     /// Entries, newest first, that `matcher` accepts and that arrived at or after `since`.

@@ -9,7 +9,7 @@ struct RequestJournalMiddleware: HTTPMiddleware {
         let start = ContinuousClock.now
         do {
             let response = try next(request)
-            journal.record(request, status: response.status, duration: .now - start)
+            journal.record(request, status: response.status, duration: .now - start, fault: response.notes["fault"])
             return response
         } catch let error as any HTTPResponseError {
             journal.record(request, status: error.response.status, duration: .now - start)

@@ -20,21 +20,32 @@ public final class PlayerService: Sendable {
         let connectedAt: Duration
     }
 
+    /// Which API a login came through, as the admin feed's `login` event names it.
+    public enum LoginAPI: String, Sendable {
+        case player
+        case generation
+    }
+
     public let accounts: AccountStore
     public let settings: PlayerSettings
     private let streams: EventStreamRegistry
+    /// Where logins and session endings are published.
+    private let events: AdminEventFeed?
     private let subscriptions = LockedValue<[UInt64: Subscription]>([:])
     /// Simulated time of each user's last user-info event.
     private let lastEventAt = LockedValue<[Int: Duration]>([:])
     private let sweepTimer = LockedValue<SimulationClock.Timer?>(nil)
     private let clock: SimulationClock
 
-    public init(accounts: AccountStore, streams: EventStreamRegistry, settings: PlayerSettings, clock: SimulationClock)
-    {
+    public init(
+        accounts: AccountStore, streams: EventStreamRegistry, settings: PlayerSettings, clock: SimulationClock,
+        events: AdminEventFeed? = nil
+    ) {
         self.accounts = accounts
         self.streams = streams
         self.settings = settings
         self.clock = clock
+        self.events = events
     }
 
     /// The user-info stream of a user: no heartbeat, like its real counterpart.
@@ -43,8 +54,11 @@ public final class PlayerService: Sendable {
     }
 
     /// Logs in with a username or email; schedules the TTL expiry when one is set.
-    public func login(_ login: String, password: String) -> PlayerSession? {
+    public func login(_ login: String, password: String, api: LoginAPI = .player) -> PlayerSession? {
         guard let session = accounts.login(login, password: password) else { return nil }
+        events?.publish(
+            .login,
+            ["userId": .integer(session.userId), "sessionId": .string(session.sessionId), "api": .string(api.rawValue)])
         if let ttl = settings.sessionTTL {
             let sessionId = session.sessionId
             clock.schedule(after: ttl) { [weak self] in
@@ -87,6 +101,12 @@ public final class PlayerService: Sendable {
             exitReasonCode: reason.code)
         let count = endStreams(
             of: session, with: UserInfoEnvelope(type: UserInfoMessageType.sessionExpiration, body: body))
+        events?.publish(
+            .sessionExpired,
+            [
+                "sessionId": .string(sessionId), "userId": .integer(session.userId), "reason": .string(reason.rawValue),
+                "code": .integer(reason.code), "streamsEnded": .integer(count),
+            ])
         return (session, count)
     }
 
@@ -99,6 +119,12 @@ public final class PlayerService: Sendable {
         let body = SessionTerminatedBody(userId: String(session.userId), sessionId: sessionId, reason: reason)
         let count = endStreams(
             of: session, with: UserInfoEnvelope(type: UserInfoMessageType.sessionTerminated, body: body))
+        events?.publish(
+            .sessionTerminated,
+            [
+                "sessionId": .string(sessionId), "userId": .integer(session.userId), "reason": .string(reason),
+                "streamsEnded": .integer(count),
+            ])
         return (session, count)
     }
 

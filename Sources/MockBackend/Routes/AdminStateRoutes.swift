@@ -15,6 +15,10 @@ struct AdminStateRoutes {
     let generations: GenerationService
     let workflows: WorkflowService
     let scenario: Scenario
+    /// Cleared by reset too.
+    var faults: FaultStore?
+    /// Back to the `--mappings` files on reset, as WireMock's reset does.
+    var stubs: StubStore?
 
     struct State: Encodable {
         var users: [UserAccount]
@@ -38,10 +42,13 @@ struct AdminStateRoutes {
             player.reset(users: scenario.users)
             imports.removeAll()
             generations.removeAll()
-            streams.removeAll()
+            // The admin feed lives on: its subscribers (the dashboard) see the reset happen.
+            streams.removeAll(keeping: ["admin/events"])
             // After the streams are cleared, so the seeded sessions start on fresh streams.
             workflows.reset(to: scenario.workflows)
             journal.clear()
+            faults?.removeAll()
+            stubs?.reset()
             return .json(bytes: Array(#"{"reset":true}"#.utf8))
         }
         router.get("/__admin/requests") { request in

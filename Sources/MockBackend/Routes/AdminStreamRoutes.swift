@@ -101,7 +101,7 @@ struct AdminStreamRoutes {
         }
         var logged = stream.publish(event, retry: push.retry)
         for _ in 1..<count { logged = stream.publish(event) }
-        return PushResult(stream: stream.name, id: logged.wireID, delivered: stream.snapshot.subscribers.count)
+        return PushResult(stream: stream.name, id: logged.wireID, delivered: stream.subscriberCount)
     }
 
     private static func validate(retry: Int) throws {

@@ -44,7 +44,7 @@ struct GenerationRoutes {
         let auth = BearerAuthentication(accounts: player.accounts)
         router.post("/api/auth/login") { request in
             let body = try RequestBody.decode(LoginRequest.self, from: request)
-            guard let session = player.login(body.email, password: body.password),
+            guard let session = player.login(body.email, password: body.password, api: .generation),
                 let user = player.accounts.user(session.userId)
             else {
                 throw ProblemDetails(status: 401, code: "INVALID_CREDENTIALS", detail: "Wrong email or password.")

@@ -140,6 +140,9 @@ public final class EventStream: Sendable {
         return writers.count
     }
 
+    /// How many connections are subscribed now.
+    public var subscriberCount: Int { state.withLock { $0.subscribers.count } }
+
     /// Whether the stream has finished.
     public var isFinished: Bool { state.withLock { $0.finished } }
 
@@ -160,9 +163,15 @@ public final class EventStream: Sendable {
     }
 
     /// Subscribes a new connection: greeting, `retry:`, padding, the replay its
-    /// Last-Event-ID asks for, then live events until it or the stream ends.
-    func attach(_ writer: ResponseBodyWriter, request: HTTPRequest, lastEventID: String?, padding: Int) {
+    /// Last-Event-ID asks for, then live events until it or the stream ends. With `events`,
+    /// the connect and the disconnect are published there, except on the feed's own stream
+    /// (announcing its own subscribers would feed it back into itself).
+    func attach(
+        _ writer: ResponseBodyWriter, request: HTTPRequest, lastEventID: String?, padding: Int,
+        events: AdminEventFeed? = nil
+    ) {
         let record = journal.open(stream: name, request: request, lastEventID: lastEventID)
+        let feed = events.flatMap { $0.stream === self ? nil : $0 }
         let connection = writer.connectionID
         let finished = state.withLock { state -> Bool in
             if padding > 0 { writer.write(SSEEncoder.padding(size: padding)) }
@@ -192,9 +201,11 @@ public final class EventStream: Sendable {
             }
             return state.finished
         }
+        feed?.publishConnected(record.snapshot)
         if finished {
             writer.finish()
             record.end(reason: StreamEndReason.finished.description, advertisedRetry: state.current.retry)
+            feed?.publishDisconnected(record.snapshot)
             return
         }
         writer.onClose { [weak self] reason in
@@ -204,6 +215,7 @@ public final class EventStream: Sendable {
                 return state.retry
             }
             record.end(reason: reason.description, advertisedRetry: retry)
+            feed?.publishDisconnected(record.snapshot)
         }
     }
 
@@ -225,5 +237,28 @@ public final class EventStream: Sendable {
     private static func jsonEscaped(_ text: String) -> String {
         let data = (try? JSONEncoder().encode(text)) ?? Data("\"\"".utf8)
         return String(decoding: data.dropFirst().dropLast(), as: UTF8.self)
+    }
+}
+
+extension AdminEventFeed {
+    /// `stream.connected`, from the journal's record of the connection.
+    fileprivate func publishConnected(_ record: StreamConnectionSnapshot) {
+        publish(
+            .streamConnected,
+            [
+                "stream": .string(record.stream), "connection": .integer(Int(clamping: record.connection)),
+                "lastEventId": record.lastEventId.map(JSONValue.string) ?? .null, "client": .string(record.client),
+            ])
+    }
+
+    /// `stream.disconnected`, once the record holds the end.
+    fileprivate func publishDisconnected(_ record: StreamConnectionSnapshot) {
+        publish(
+            .streamDisconnected,
+            [
+                "stream": .string(record.stream), "connection": .integer(Int(clamping: record.connection)),
+                "reason": .string(record.endReason ?? StreamEndReason.connectionClosed.description),
+                "delivered": .integer(record.deliveredCount),
+            ])
     }
 }

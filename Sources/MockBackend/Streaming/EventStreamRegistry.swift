@@ -35,11 +35,13 @@ public final class EventStreamRegistry: Sendable {
         streams.withLock { Array($0.values) }.sorted { $0.name < $1.name }
     }
 
-    /// Forgets every stream (after disconnecting its subscribers) and the journal.
-    public func removeAll() {
+    /// Forgets every stream but those named in `keeping` (after disconnecting its
+    /// subscribers), and the journal.
+    public func removeAll(keeping kept: Set<String> = []) {
         let removed = streams.withLock { streams in
-            defer { streams = [:] }
-            return Array(streams.values)
+            let removed = streams.filter { !kept.contains($0.key) }
+            streams = streams.filter { kept.contains($0.key) }
+            return Array(removed.values)
         }
         for stream in removed { stream.disconnect() }
         journal.clear()

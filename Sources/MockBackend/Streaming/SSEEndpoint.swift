@@ -7,9 +7,12 @@ import ServerSentEvents
 public struct SSEEndpoint: Sendable {
     /// Default padding comment size; `?padding=` overrides it per request.
     public var padding: Int
+    /// Where each stream's connects and disconnects are announced: the admin feed.
+    public var events: AdminEventFeed?
 
-    public init(padding: Int = 0) {
+    public init(padding: Int = 0, events: AdminEventFeed? = nil) {
         self.padding = padding
+        self.events = events
     }
 
     /// Headers every stream response carries (SPEC section 5).
@@ -30,9 +33,10 @@ public struct SSEEndpoint: Sendable {
         if stream.hasNothingAfter(lastEventID) {
             return HTTPResponse(status: 204, headers: ["Cache-Control": "no-cache"])
         }
+        let events = events
         return .stream(headers: Self.headers) { writer in
             onSubscribe?(writer)
-            stream.attach(writer, request: request, lastEventID: lastEventID, padding: padding)
+            stream.attach(writer, request: request, lastEventID: lastEventID, padding: padding, events: events)
         }
     }
 

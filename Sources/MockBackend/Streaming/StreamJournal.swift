@@ -33,8 +33,9 @@ public struct StreamConnectionSnapshot: Codable, Sendable, Equatable {
 /// One stream connection as it happens. Its fields change under its own lock: events are
 /// noted as they are written, the end when the connection closes.
 final class StreamConnectionRecord: Sendable {
-    /// Ids kept per connection; the count goes on past it.
-    static let deliveredIDLimit = 1000
+    /// Ids kept per connection (the first ones); the count goes on past it. Small, so that
+    /// thousands of long-lived streams do not each hold a long list.
+    static let deliveredIDLimit = 200
     private let snapshotValue: LockedValue<StreamConnectionSnapshot>
     private let journal: StreamJournal
     let clientKey: String

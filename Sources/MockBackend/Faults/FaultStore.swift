@@ -1,0 +1,73 @@
+import MockBackendHTTP
+
+/// The fault rules in force, in the order they were added; the first rule that matches a
+/// request and passes its `times` and `probability` fires.
+public final class FaultStore: Sendable {
+    private let rules = LockedValue<[FaultRule]>([])
+    private let ids: IdentifierSource
+    private let nextID = LockedValue(1)
+
+    /// `ids` decides probabilities, so `--seed` makes them repeatable.
+    public init(ids: IdentifierSource) {
+        self.ids = ids
+    }
+
+    public var all: [FaultRule] { rules.current }
+
+    /// Adds a rule (already validated) and returns it with its id.
+    public func add(_ rule: FaultRule) -> FaultRule {
+        var rule = rule
+        rule.id =
+            "fault_"
+            + String(
+                nextID.withLock { id in
+                    defer { id += 1 }
+                    return id
+                })
+        rules.withLock { $0.append(rule) }
+        return rule
+    }
+
+    @discardableResult
+    public func remove(_ id: String) -> Bool {
+        rules.withLock { rules in
+            let before = rules.count
+            rules.removeAll { $0.id == id }
+            return rules.count < before
+        }
+    }
+
+    @discardableResult
+    public func removeAll() -> Int {
+        rules.withLock { rules in
+            defer { rules = [] }
+            return rules.count
+        }
+    }
+
+    /// The rule that fires for `request`, counted as fired; nil when none does.
+    func fire(for request: HTTPRequest) -> FaultRule? {
+        rules.withLock { rules in
+            for index in rules.indices where Self.matches(rules[index].match, request) {
+                if let times = rules[index].times, times <= 0 { continue }
+                if let probability = rules[index].probability, probability < 1 {
+                    let roll = Double(ids.number(in: 0...999_999)) / 1_000_000
+                    guard roll < probability else { continue }
+                }
+                rules[index].fired += 1
+                if let times = rules[index].times { rules[index].times = times - 1 }
+                return rules[index]
+            }
+            return nil
+        }
+    }
+
+    static func matches(_ match: FaultRule.Match, _ request: HTTPRequest) -> Bool {
+        if let method = match.method, method.uppercased() != "ANY", method.uppercased() != request.method.uppercased() {
+            return false
+        }
+        if let path = match.path, !Glob(path).matches(request.path) { return false }
+        for (name, value) in match.header ?? [:] where request.headers[name] != value { return false }
+        return true
+    }
+}

@@ -1,0 +1,83 @@
+import MockBackendHTTP
+
+/// The stub admin API, shaped like WireMock's: `POST`, `GET` and `DELETE /__admin/mappings`,
+/// `GET`, `PUT` and `DELETE /__admin/mappings/{id}`, `POST /__admin/mappings/reset` (back to
+/// the `--mappings` files) and `POST /__admin/mappings/import` (`{"mappings": [...]}`).
+struct AdminMappingRoutes {
+    let stubs: StubStore
+
+    func register(on router: inout Router) {
+        let stubs = stubs
+        router.post("/__admin/mappings") { request in
+            let mapping = try StubMapping.parse(body: request.body, newID: stubs.newID)
+            stubs.add(mapping)
+            var response = try HTTPResponse.json(mapping.json, status: 201)
+            response.headers.set("Location", "/__admin/mappings/\(mapping.id)")
+            return response
+        }
+        router.get("/__admin/mappings") { request in
+            let (offset, limit) = try Self.page(of: request)
+            let all = stubs.all
+            return try Self.list(Array(all.dropFirst(offset).prefix(limit)), total: all.count)
+        }
+        router.delete("/__admin/mappings") { _ in try .json(["deleted": stubs.removeAll()]) }
+        router.post("/__admin/mappings/reset") { _ in
+            stubs.reset()
+            let all = stubs.all
+            return try Self.list(all, total: all.count)
+        }
+        router.post("/__admin/mappings/import") { request in
+            // All or nothing: nothing is added unless every mapping is valid.
+            let mappings = try MappingFiles.parse(request.body, newID: stubs.newID)
+            stubs.add(mappings)
+            return try Self.list(mappings, total: mappings.count)
+        }
+        router.get("/__admin/mappings/{id}") { request in
+            try .json(try Self.existing(request, in: stubs).json)
+        }
+        router.put("/__admin/mappings/{id}") { request in
+            let id = try Self.existing(request, in: stubs).id
+            let mapping = try StubMapping.parse(body: request.body, newID: { id })
+            guard mapping.id == id else {
+                throw StubMappingError(field: "id", "must be the id in the path (\(id)), not \(mapping.id)")
+            }
+            guard stubs.update(mapping) else { throw Self.notFound(id) }
+            return try .json(mapping.json)
+        }
+        router.delete("/__admin/mappings/{id}") { request in
+            let id = request.pathParameters["id"] ?? ""
+            guard stubs.remove(id: id) else { throw Self.notFound(id) }
+            return try .json(["deleted": 1])
+        }
+    }
+
+    /// WireMock's list shape: `{"mappings": [...], "meta": {"total": N}}`.
+    static func list(_ mappings: [StubMapping], total: Int) throws -> HTTPResponse {
+        try .json(
+            JSONValue.object(["mappings": .array(mappings.map(\.json)), "meta": .object(["total": .integer(total)])]))
+    }
+
+    /// `?offset=&limit=`, as WireMock pages the list.
+    static func page(of request: HTTPRequest) throws -> (offset: Int, limit: Int) {
+        func number(_ name: String) throws -> Int? {
+            guard let text = request.queryValue(name) else { return nil }
+            guard let value = Int(text), value >= 0 else {
+                throw ProblemDetails.badRequest("\(name) must be a whole number, 0 or more.", code: "INVALID_QUERY")
+            }
+            return value
+        }
+        return (try number("offset") ?? 0, try number("limit") ?? .max)
+    }
+
+    static func existing(_ request: HTTPRequest, in stubs: StubStore) throws -> StubMapping {
+        let id = request.pathParameters["id"] ?? ""
+        guard let mapping = stubs.mapping(id: id) else { throw notFound(id) }
+        return mapping
+    }
+
+    static func notFound(_ id: String) -> ProblemDetails {
+        ProblemDetails(
+            status: 404, code: "MAPPING_NOT_FOUND",
+            detail: "No stub mapping with id '\(id)'; GET /__admin/mappings lists them.")
+    }
+}

@@ -1,0 +1,130 @@
+import MockBackendHTTP
+
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
+
+/// A WireMock stub mapping, in the common subset mockbackend implements, plus its own
+/// `response.sse`.
+///
+/// ```json
+/// {"id": "8c5db8b0-2db4-4ad7-a99f-38c9b00da3f7", "name": "one book", "priority": 1,
+///  "request": {"method": "GET", "urlPathPattern": "/api/books/[0-9]+",
+///              "headers": {"Accept": {"contains": "json"}}},
+///  "response": {"status": 200, "jsonBody": {"id": 1}, "fixedDelayMilliseconds": 250}}
+/// ```
+///
+/// Request: `method` (or `ANY`); at most one of `url` (the exact target, query included),
+/// `urlPath`, `urlPathPattern` (a regular expression for the whole path) and `urlPattern`
+/// (for the whole target); `headers` and `queryParameters` as
+/// `{name: {equalTo | contains | matches | absent}}`. Response: `status` (default 200),
+/// `headers`, one of `body`, `base64Body`, `jsonBody` and `sse`, and
+/// `fixedDelayMilliseconds`. Everything else WireMock knows is refused by name.
+public struct StubMapping: Sendable {
+    /// `id` (WireMock also accepts `uuid`); generated when the mapping has none.
+    public let id: String
+    public let name: String?
+    /// Lower answers first; `1` also answers before the built-in routes.
+    public let priority: Int?
+    let request: StubRequestPattern
+    let response: StubResponseDefinition
+    /// The mapping as given, with `id` and `uuid` filled in: what the admin API shows.
+    public let json: JSONValue
+
+    /// WireMock's default for a mapping without a priority.
+    public static let defaultPriority = 5
+
+    /// The priority it is ordered by.
+    public var effectivePriority: Int { priority ?? Self.defaultPriority }
+
+    /// Whether it answers `request`. Called under `StubStore`'s lock (see `StubRegex`).
+    func matches(_ request: HTTPRequest) -> Bool {
+        self.request.matches(request)
+    }
+
+    /// A fresh response for one request.
+    func makeResponse() -> HTTPResponse {
+        response.response()
+    }
+
+    static let unsupported: [String: String] = [
+        "scenarioName": "",
+        "requiredScenarioState": "",
+        "newScenarioState": "",
+        "postServeActions": "",
+        "serveEventListeners": "",
+    ]
+
+    /// Kept and shown, without effect here.
+    static let informational = ["persistent", "metadata", "insertionIndex"]
+
+    /// Reads one mapping. `path` prefixes every field named in an error (`mappings[1]` in a
+    /// file holding several); `newID` makes the id of a mapping that has none.
+    public static func parse(
+        _ value: JSONValue, path: String = "", newID: () -> String
+    ) throws(StubMappingError) -> StubMapping {
+        let reader = try MappingFieldReader(value, path: path)
+        try reader.refuseUnknownKeys(
+            known: Set(["id", "uuid", "name", "priority", "request", "response"] + informational),
+            unsupported: unsupported)
+        let givenID = try reader.string("id")
+        let givenUUID = try reader.string("uuid")
+        if let givenID, let givenUUID, givenID != givenUUID {
+            throw StubMappingError(field: reader.field("uuid"), "differs from id; give one of them")
+        }
+        let id = givenID ?? givenUUID ?? newID()
+        let idField = reader.field(givenID == nil ? "uuid" : "id")
+        guard (1...128).contains(id.count), id.utf8.allSatisfy(isUnreserved) else {
+            throw StubMappingError(field: idField, "must be 1-128 letters, digits, '-', '.', '_' or '~'")
+        }
+        let priority = try reader.integer("priority")
+        if let priority, priority < 1 {
+            throw StubMappingError(field: reader.field("priority"), "must be 1 or more (1 answers first)")
+        }
+        guard let request = reader.value("request") else {
+            throw StubMappingError(field: reader.field("request"), "is required")
+        }
+        guard let response = reader.value("response") else {
+            throw StubMappingError(field: reader.field("response"), "is required")
+        }
+        var json = reader.fields
+        json["id"] = .string(id)
+        json["uuid"] = .string(id)
+        return StubMapping(
+            id: id, name: try reader.string("name"), priority: priority,
+            request: try StubRequestPattern.parse(request, path: reader.field("request")),
+            response: try StubResponseDefinition.parse(response, path: reader.field("response")),
+            json: .object(json))
+    }
+
+    /// Reads a request body holding one mapping.
+    static func parse(body: [UInt8], newID: () -> String) throws(StubMappingError) -> StubMapping {
+        try parse(try decodeJSON(body), newID: newID)
+    }
+
+    /// Parses JSON text, saying where it is broken.
+    static func decodeJSON(_ bytes: [UInt8]) throws(StubMappingError) -> JSONValue {
+        guard !bytes.isEmpty else { throw StubMappingError("The body is empty; a mapping is a JSON object.") }
+        do {
+            return try JSONDecoder().decode(JSONValue.self, from: Data(bytes))
+        } catch let error as DecodingError {
+            throw StubMappingError(RequestBody.describe(error))
+        } catch {
+            throw StubMappingError("The body is not valid JSON.")
+        }
+    }
+
+    /// RFC 3986 §2.3 unreserved characters, so an id is usable in a path as it is.
+    private static func isUnreserved(_ byte: UInt8) -> Bool {
+        switch byte {
+        case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"),
+            UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "-"), UInt8(ascii: "."), UInt8(ascii: "_"),
+            UInt8(ascii: "~"):
+            true
+        default:
+            false
+        }
+    }
+}

@@ -1,0 +1,27 @@
+import MockBackendHTTP
+
+/// Answers with a stub of priority 1 before any built-in route sees the request, as
+/// SPEC section 6 asks ("built-in routes win over stubs unless the stub says
+/// `"priority":1`"). Other stubs answer from the router's fallback, only for paths no
+/// built-in route knows (`StubStore.fallbackResponse`).
+struct StubMiddleware: HTTPMiddleware {
+    /// The priority that outranks the built-in routes.
+    static let overridingPriority = 1
+
+    let stubs: StubStore
+
+    func respond(to request: HTTPRequest, next: (HTTPRequest) throws -> HTTPResponse) throws -> HTTPResponse {
+        if let mapping = stubs.match(request, priorityAtMost: Self.overridingPriority) {
+            return mapping.makeResponse()
+        }
+        return try next(request)
+    }
+}
+
+extension StubStore {
+    /// The answer of the best stub for a path no route knows; nil leaves it to the static
+    /// files (and then 404).
+    public func fallbackResponse(for request: HTTPRequest) -> HTTPResponse? {
+        match(request)?.makeResponse()
+    }
+}

@@ -1,0 +1,123 @@
+import MockBackendHTTP
+
+/// The `request` half of a mapping: which requests the stub answers. Every given condition
+/// must hold, as in WireMock.
+struct StubRequestPattern: Sendable {
+    /// How the request-target is compared; at most one is given.
+    enum URLCondition: Sendable {
+        /// None given: any URL.
+        case any
+        /// `url`: the exact target, query included, as sent.
+        case url(String)
+        /// `urlPath`: the exact path, query ignored.
+        case urlPath(String)
+        /// `urlPathPattern`: a regular expression the whole path matches.
+        case urlPathPattern(StubRegex)
+        /// `urlPattern`: a regular expression the whole target, query included, matches.
+        case urlPattern(StubRegex)
+    }
+
+    /// Nil for `ANY` (or no method at all).
+    var method: String?
+    var url: URLCondition
+    /// Header names compare without regard to case (RFC 9110 §5.1).
+    var headers: [(name: String, condition: StubValueCondition)]
+    /// Query parameter names compare exactly; values are percent-decoded first.
+    var queryParameters: [(name: String, condition: StubValueCondition)]
+
+    func matches(_ request: HTTPRequest) -> Bool {
+        if let method, method != request.method { return false }
+        switch url {
+        case .any: break
+        case .url(let target): guard request.target == target else { return false }
+        case .urlPath(let path): guard request.path == path else { return false }
+        case .urlPathPattern(let regex): guard regex.wholeMatches(request.path) else { return false }
+        case .urlPattern(let regex): guard regex.wholeMatches(request.target) else { return false }
+        }
+        for (name, condition) in headers where !condition.matches(request.headers.values(for: name)) {
+            return false
+        }
+        if !queryParameters.isEmpty {
+            let items = request.queryItems
+            for (name, condition) in queryParameters
+            where !condition.matches(items.filter { $0.name == name }.map(\.value)) {
+                return false
+            }
+        }
+        return true
+    }
+
+    static let urlFields = ["url", "urlPath", "urlPathPattern", "urlPattern"]
+
+    static let unsupported: [String: String] = [
+        "urlPathTemplate": "; use urlPathPattern",
+        "pathParameters": "; use urlPathPattern",
+        "bodyPatterns": "",
+        "formParameters": "",
+        "multipartPatterns": "",
+        "cookies": "; match the Cookie header instead",
+        "basicAuthCredentials": "; match the Authorization header instead",
+        "customMatcher": "",
+        "host": "",
+        "port": "",
+        "scheme": "",
+        "clientIp": "",
+    ]
+
+    /// Reads the `request` object at `path`.
+    static func parse(_ value: JSONValue, path: String) throws(StubMappingError) -> StubRequestPattern {
+        let reader = try MappingFieldReader(value, path: path)
+        try reader.refuseUnknownKeys(
+            known: Set(["method", "headers", "queryParameters"] + urlFields), unsupported: unsupported)
+        var method = try reader.string("method")
+        if let given = method {
+            guard !given.isEmpty, given.utf8.allSatisfy(Self.isTokenCharacter) else {
+                throw StubMappingError(field: reader.field("method"), "must be a method name such as GET, or ANY")
+            }
+            if given == "ANY" { method = nil }
+        }
+        let given = urlFields.filter(reader.has)
+        guard given.count <= 1 else {
+            throw StubMappingError(field: path, "has more than one of url/urlPath/urlPathPattern/urlPattern")
+        }
+        var url = URLCondition.any
+        if let name = given.first, let text = try reader.string(name) {
+            switch name {
+            case "url": url = .url(text)
+            case "urlPath": url = .urlPath(text)
+            default:
+                guard let regex = StubRegex(text) else {
+                    throw StubMappingError(field: reader.field(name), "is not a valid regular expression")
+                }
+                url = name == "urlPattern" ? .urlPattern(regex) : .urlPathPattern(regex)
+            }
+        }
+        return StubRequestPattern(
+            method: method, url: url, headers: try conditions(reader, "headers"),
+            queryParameters: try conditions(reader, "queryParameters"))
+    }
+
+    /// `{"Name": {"equalTo": …}, …}`, in name order so matching is repeatable.
+    private static func conditions(
+        _ reader: MappingFieldReader, _ key: String
+    ) throws(StubMappingError) -> [(name: String, condition: StubValueCondition)] {
+        guard let object = try reader.object(key) else { return [] }
+        var result: [(name: String, condition: StubValueCondition)] = []
+        for name in object.fields.keys.sorted() {
+            guard let value = object.value(name) else { continue }
+            result.append((name, try StubValueCondition.parse(value, path: object.field(name))))
+        }
+        return result
+    }
+
+    /// tchar (RFC 9110 §5.6.2).
+    static func isTokenCharacter(_ byte: UInt8) -> Bool {
+        switch byte {
+        case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"),
+            UInt8(ascii: "0")...UInt8(ascii: "9"):
+            true
+        default:
+            Array("!#$%&'*+-.^_`|~".utf8).contains(byte)
+        }
+    }
+}

@@ -1,0 +1,143 @@
+import MockBackendHTTP
+
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
+
+/// The `response` half of a mapping: what the stub answers.
+struct StubResponseDefinition: Sendable {
+    enum Body: Sendable {
+        /// `body`, `base64Body` or `jsonBody`, encoded once when the mapping is added.
+        case bytes([UInt8])
+        /// `sse`: an event stream written over time.
+        case events(StubEventStream)
+    }
+
+    var status: Int
+    var headers: HTTPHeaders
+    var body: Body
+    var fixedDelayMilliseconds: Int
+
+    /// The response for one request; every request gets its own shaper.
+    func response() -> HTTPResponse {
+        var response: HTTPResponse
+        switch body {
+        case .bytes(let bytes):
+            response = HTTPResponse(status: status, headers: headers, body: .bytes(bytes))
+            if fixedDelayMilliseconds > 0 {
+                response.shaper = StubTimingShaper(headDelayMilliseconds: fixedDelayMilliseconds)
+            }
+        case .events(let stream):
+            let parts = stream.parts
+            let close = stream.close
+            // The writer is not kept: with "close": false only the connection holds it, so a
+            // stream left open is released as soon as its client goes.
+            response = .stream(status: status, headers: headers) { writer in
+                for part in parts { writer.write(part.bytes) }
+                if close { writer.finish() }
+            }
+            response.shaper = StubTimingShaper(
+                headDelayMilliseconds: fixedDelayMilliseconds, bodyDelaysMilliseconds: parts.map(\.delayMilliseconds))
+        }
+        return response
+    }
+
+    static let bodyFields = ["body", "base64Body", "jsonBody", "sse"]
+
+    static let unsupported: [String: String] = [
+        "bodyFileName": "; put the body inline as body, base64Body or jsonBody",
+        "fault": "; use the fault rules of POST /__admin/faults",
+        "delayDistribution": "; use fixedDelayMilliseconds",
+        "chunkedDribbleDelay": "; use the fault rules of POST /__admin/faults",
+        "transformers": "",
+        "transformerParameters": "",
+        "proxyBaseUrl": "",
+        "proxyUrlPrefixToRemove": "",
+        "additionalProxyRequestHeaders": "",
+        "removeProxyRequestHeaders": "",
+        "statusMessage": "; the reason phrase is always the standard one",
+    ]
+
+    /// Fields the connection writes itself, and hop-by-hop fields a recorded WireMock file
+    /// may carry; a stub's values for them are left out of the response (RFC 9110 §7.6.1).
+    static let connectionFields = ["Content-Length", "Transfer-Encoding", "Connection", "Keep-Alive", "Date", "Server"]
+
+    /// Reads the `response` object at `path`.
+    static func parse(_ value: JSONValue, path: String) throws(StubMappingError) -> StubResponseDefinition {
+        let reader = try MappingFieldReader(value, path: path)
+        try reader.refuseUnknownKeys(
+            known: Set(["status", "headers", "fixedDelayMilliseconds"] + bodyFields), unsupported: unsupported)
+        let status = try reader.integer("status") ?? 200
+        guard (100...599).contains(status) else {
+            throw StubMappingError(field: reader.field("status"), "must be 100-599")
+        }
+        let given = bodyFields.filter(reader.has)
+        if given.count > 1 {
+            throw StubMappingError(field: path, "has both \(given[0]) and \(given[1])")
+        }
+        var headers = try Self.headers(reader)
+        var body = Body.bytes([])
+        switch given.first {
+        case "body":
+            body = .bytes(Array((try reader.string("body") ?? "").utf8))
+        case "base64Body":
+            guard let data = Data(base64Encoded: try reader.string("base64Body") ?? "") else {
+                throw StubMappingError(field: reader.field("base64Body"), "is not valid base64")
+            }
+            body = .bytes(Array(data))
+        case "jsonBody":
+            let json = reader.value("jsonBody") ?? .null
+            body = .bytes(Array((try? JSONCoding.encoder.encode(json)) ?? Data()))
+            if !headers.contains("Content-Type") { headers.add("Content-Type", "application/json") }
+        case "sse":
+            body = .events(try StubEventStream.parse(reader.value("sse") ?? .null, path: reader.field("sse")))
+            var streamHeaders = SSEEndpoint.headers
+            for (name, value) in headers {
+                if streamHeaders.contains(name) { streamHeaders.remove(name) }
+                streamHeaders.add(name, value)
+            }
+            headers = streamHeaders
+        default:
+            break
+        }
+        return StubResponseDefinition(
+            status: status, headers: headers, body: body,
+            fixedDelayMilliseconds: try reader.milliseconds("fixedDelayMilliseconds") ?? 0)
+    }
+
+    /// `{"Name": "value"}`, or `{"Name": ["one", "two"]}` for a field sent more than once.
+    private static func headers(_ reader: MappingFieldReader) throws(StubMappingError) -> HTTPHeaders {
+        var headers = HTTPHeaders()
+        guard let object = try reader.object("headers") else { return headers }
+        for name in object.fields.keys.sorted() {
+            let field = object.field(name)
+            guard !name.isEmpty, name.utf8.allSatisfy(StubRequestPattern.isTokenCharacter) else {
+                throw StubMappingError(field: field, "is not a valid header name")
+            }
+            var values: [String]
+            switch object.value(name) {
+            case nil: continue
+            case .string(let value): values = [value]
+            case .array(let items):
+                values = []
+                for item in items {
+                    guard case .string(let value) = item else {
+                        throw StubMappingError(field: field, "must be a string or an array of strings")
+                    }
+                    values.append(value)
+                }
+            default:
+                throw StubMappingError(field: field, "must be a string or an array of strings")
+            }
+            // RFC 9110 §5.5: no CR, LF or NUL in a field value (they would end or forge a line).
+            if values.contains(where: { $0.unicodeScalars.contains { $0 == "\r" || $0 == "\n" || $0 == "\0" } }) {
+                throw StubMappingError(field: field, "must not contain CR, LF or NUL")
+            }
+            guard !connectionFields.contains(where: { $0.lowercased() == name.lowercased() }) else { continue }
+            for value in values { headers.add(name, value) }
+        }
+        return headers
+    }
+}

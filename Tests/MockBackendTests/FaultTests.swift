@@ -1,0 +1,317 @@
+import Foundation
+import MockBackend
+import MockBackendTesting
+import ServerSentEvents
+import Testing
+
+/// Adds a fault rule through the admin API.
+private func addFault(_ server: RunningServer, _ json: String) async throws {
+    let response = try await server.request("POST", "/__admin/faults", body: json)
+    #expect(response.status == 201, "\(response.text)")
+}
+
+/// Opens a channel stream (HTTP/1.1 unless `http10`) and waits until it is subscribed.
+private func openChannel(_ server: RunningServer, _ name: String, http10: Bool = false) async throws -> RawHTTPClient {
+    let client = try server.connect()
+    try client.send("GET /sse/channels/\(name) HTTP/\(http10 ? "1.0" : "1.1")\r\nHost: t\r\n\r\n")
+    _ = await eventually {
+        server.app.streams.existingStream(named: "channels/\(name)")?.snapshot.subscribers.count == 1
+    }
+    return client
+}
+
+private func publish(_ server: RunningServer, _ name: String, _ data: String) {
+    server.app.streams.stream(named: "channels/\(name)").publish(ServerSentEvent(data: data))
+}
+
+private func eventsIn(_ bytes: [UInt8]) -> [String] {
+    var parser = SSEParser()
+    return parser.feed(bytes).compactMap { if case .event(let event) = $0 { event.data } else { nil } }
+}
+
+@Suite("Faults")
+struct FaultTests {
+    @Test func statusAnswersInPlaceOfTheRouteForItsTimes() async throws {
+        try await withRunningServer { server in
+            try await addFault(
+                server,
+                #"{"match":{"method":"GET","path":"/health"},"fault":{"kind":"status","status":503,"retryAfter":2},"times":1}"#
+            )
+            let refused = try await server.request("GET", "/health")
+            #expect(refused.status == 503)
+            #expect(refused.headers["Retry-After"] == "2")
+            #expect(refused.text.contains("FAULT_INJECTED"))
+            #expect(try await server.request("GET", "/health").status == 200)
+            let journal = try await server.request("GET", "/__admin/requests?path=/health")
+            #expect(journal.text.contains(#""fault":"status fault_1""#))
+            let rules = try await server.request("GET", "/__admin/faults")
+            #expect(rules.text.contains(#""fired":1"#))
+            #expect(rules.text.contains(#""times":0"#))
+        }
+    }
+
+    @Test func forbiddenAnswersTheBackendBodyWithoutExpiring() async throws {
+        try await withRunningServer { server in
+            let session = try await login(server)
+            try await addFault(
+                server, #"{"match":{"path":"/v2/player/*/balance"},"fault":{"kind":"forbidden"},"times":1}"#)
+            let headers = ["X-SessionId": session.sessionId]
+            try expectPlayerError(
+                try await server.request("GET", "/v2/player/7000001/balance", headers: headers), status: 403,
+                "Session expired")
+            #expect(try await server.request("GET", "/v2/player/7000001/balance", headers: headers).status == 200)
+        }
+    }
+
+    @Test func delayHoldsTheHead() async throws {
+        try await withRunningServer { server in
+            try await addFault(server, #"{"match":{"path":"/health"},"fault":{"kind":"delay","ms":300}}"#)
+            let start = ContinuousClock.now
+            #expect(try await server.request("GET", "/health").status == 200)
+            #expect(ContinuousClock.now - start >= .milliseconds(290))
+        }
+    }
+
+    @Test func latencyHoldsEveryWrite() async throws {
+        try await withRunningServer { server in
+            try await addFault(server, #"{"match":{"path":"/sse/channels/slow"},"fault":{"kind":"latency","ms":100}}"#)
+            let start = ContinuousClock.now
+            let client = try await openChannel(server, "slow")
+            for index in 1...3 { publish(server, "slow", "e\(index)") }
+            try await client.receive(untilContains: "data: e3")
+            // The head and three events, each a write held 100 ms.
+            #expect(ContinuousClock.now - start >= .milliseconds(390))
+        }
+    }
+
+    @Test(arguments: [false, true])
+    func dropAfterEventsClosesAfterTheNthEvent(reset: Bool) async throws {
+        try await withRunningServer { server in
+            try await addFault(
+                server,
+                #"{"match":{"path":"/sse/channels/drop"},"fault":{"kind":"drop_after_events","events":2,"reset":\#(reset)}}"#
+            )
+            let client = try await openChannel(server, "drop")
+            for index in 1...3 { publish(server, "drop", "e\(index)") }
+            let outcome = await client.waitForClose(timeout: .seconds(3))
+            #expect(outcome == (reset ? .reset : .fin))
+            if !reset { #expect(eventsIn(client.streamedBody) == ["e1", "e2"]) }
+        }
+    }
+
+    @Test func dropAfterBytesCutsTheBody() async throws {
+        try await withRunningServer { server in
+            try await addFault(server, #"{"match":{"path":"/health"},"fault":{"kind":"drop_after_bytes","bytes":5}}"#)
+            let client = try server.connect()
+            try client.send("GET /health HTTP/1.1\r\nHost: t\r\n\r\n")
+            #expect(await client.waitForClose() == .fin)
+            let text = String(decoding: client.buffer, as: UTF8.self)
+            #expect(text.hasPrefix("HTTP/1.1 200 OK"))
+            #expect(text.hasSuffix("\r\n\r\n{\"sta"))
+        }
+    }
+
+    @Test func cutInsideEventStopsPartWay() async throws {
+        try await withRunningServer { server in
+            try await addFault(
+                server,
+                #"{"match":{"path":"/sse/channels/cut"},"fault":{"kind":"cut_inside_event","events":2,"bytes":7}}"#)
+            let client = try await openChannel(server, "cut", http10: true)
+            publish(server, "cut", "first")
+            publish(server, "cut", "second")
+            #expect(await client.waitForClose() == .fin)
+            let body = String(decoding: client.buffer, as: UTF8.self).components(separatedBy: "\r\n\r\n").last ?? ""
+            #expect(body.hasSuffix("id: 1\ndata: first\n\nid: 2\nd"))
+        }
+    }
+
+    /// A reader that splits each read on "\n\n" and treats every piece as an event.
+    private func naiveEvents(_ reads: [[UInt8]]) -> [String] {
+        reads.flatMap { read in
+            String(decoding: read, as: UTF8.self).components(separatedBy: "\n\n").compactMap { block -> String? in
+                let lines = block.components(separatedBy: "\n").filter { $0.hasPrefix("data: ") }
+                return lines.isEmpty ? nil : lines.map { String($0.dropFirst(6)) }.joined(separator: "\n")
+            }
+        }
+    }
+
+    /// Reads an HTTP/1.0 stream (no chunk framing) read by read until `count` events parse.
+    private func reads(_ client: RawHTTPClient, events count: Int) async throws -> [[UInt8]] {
+        try await client.receive(untilContains: "\r\n\r\n")
+        let headEnd = RawHTTPClient.find([13, 10, 13, 10], in: client.buffer).map { $0 + 4 } ?? 0
+        var reads: [[UInt8]] = [Array(client.buffer[headEnd...])]
+        var seen = client.buffer.count
+        while eventsIn(Array(reads.joined())).count < count {
+            guard try await client.receive(timeout: .seconds(5)) > 0 else { break }
+            reads.append(Array(client.buffer[seen...]))
+            seen = client.buffer.count
+        }
+        return reads
+    }
+
+    @Test(
+        "fragment breaks a naive reader but not the parser",
+        arguments: [
+            #"{"kind":"fragment","bytes":1,"delayMs":5}"#, #"{"kind":"fragment","split":"crlf","delayMs":30}"#,
+            #"{"kind":"fragment","split":"utf8","delayMs":30}"#,
+        ])
+    func fragment(_ fault: String) async throws {
+        try await withRunningServer { server in
+            try await addFault(server, #"{"match":{"path":"/sse/channels/frag"},"fault":\#(fault)}"#)
+            let client = try await openChannel(server, "frag", http10: true)
+            let sent = ["café au lait", "two\nlines", "thé"]
+            for data in sent { publish(server, "frag", data) }
+            let reads = try await reads(client, events: 3)
+            #expect(eventsIn(Array(reads.joined())) == sent)
+            #expect(naiveEvents(reads) != sent)
+        }
+    }
+
+    @Test func stallKeepsTheSocketOpenAndQuiet() async throws {
+        try await withRunningServer { server in
+            // Long enough that a busy machine cannot eat the window before the checks.
+            try await addFault(server, #"{"match":{"path":"/sse/channels/stall"},"fault":{"kind":"stall","ms":2000}}"#)
+            let start = ContinuousClock.now
+            let client = try await openChannel(server, "stall")
+            publish(server, "stall", "late")
+            try await client.receive(untilContains: "\r\n\r\n")
+            #expect(await client.waitForClose(timeout: .milliseconds(300)) == .stillOpen)
+            #expect(!String(decoding: client.buffer, as: UTF8.self).contains("late"))
+            try await client.receive(untilContains: "data: late")
+            #expect(ContinuousClock.now - start >= .milliseconds(1990))
+        }
+    }
+
+    @Test func muteSendsHeartbeatsButNoEvents() async throws {
+        var configuration = MockBackendConfiguration.forTesting()
+        configuration.heartbeatInterval = .milliseconds(50)
+        try await withRunningServer(configuration) { server in
+            try await addFault(server, #"{"match":{"path":"/sse/channels/mute"},"fault":{"kind":"mute","ms":1500}}"#)
+            let client = try await openChannel(server, "mute")
+            publish(server, "mute", "hidden")
+            try await client.receive(untilContains: ": keep-alive")
+            try await Task.sleep(for: .milliseconds(1600))
+            publish(server, "mute", "shown")
+            try await client.receive(untilContains: "data: shown")
+            #expect(eventsIn(client.streamedBody) == ["shown"])
+        }
+    }
+
+    @Test func bufferHoldsBytesUntilTheLimit() async throws {
+        try await withRunningServer { server in
+            try await addFault(server, #"{"match":{"path":"/sse/channels/buf"},"fault":{"kind":"buffer","kb":1}}"#)
+            let client = try server.connect()
+            try client.send("GET /sse/channels/buf HTTP/1.1\r\nHost: t\r\n\r\n")
+            _ = await eventually {
+                server.app.streams.existingStream(named: "channels/buf")?.snapshot.subscribers.count == 1
+            }
+            publish(server, "buf", "small")
+            #expect(await client.waitForClose(timeout: .milliseconds(300)) == .stillOpen)
+            #expect(client.buffer.isEmpty)
+            publish(server, "buf", String(repeating: "x", count: 1100))
+            try await client.receive(untilContains: "xxxx\n\n")
+            let text = String(decoding: client.buffer, as: UTF8.self)
+            #expect(text.hasPrefix("HTTP/1.1 200 OK"))
+            #expect(text.contains("data: small"))
+        }
+    }
+
+    @Test func resetEmptyAndMalformed() async throws {
+        try await withRunningServer { server in
+            try await addFault(
+                server, #"{"match":{"path":"/health","header":{"X-Fault":"reset"}},"fault":{"kind":"reset"}}"#)
+            try await addFault(
+                server, #"{"match":{"path":"/health","header":{"X-Fault":"empty"}},"fault":{"kind":"empty_response"}}"#)
+            try await addFault(
+                server, #"{"match":{"path":"/health","header":{"X-Fault":"chunk"}},"fault":{"kind":"malformed"}}"#)
+            try await addFault(
+                server,
+                #"{"match":{"path":"/health","header":{"X-Fault":"random"}},"fault":{"kind":"malformed","variant":"RANDOM_DATA_THEN_CLOSE"}}"#
+            )
+            func send(_ fault: String) async throws -> (RawCloseOutcome, [UInt8]) {
+                let client = try server.connect()
+                try client.send("GET /health HTTP/1.1\r\nHost: t\r\nX-Fault: \(fault)\r\n\r\n")
+                let outcome = await client.waitForClose()
+                return (outcome, client.buffer)
+            }
+            let (reset, resetBytes) = try await send("reset")
+            #expect(reset == .reset)
+            #expect(resetBytes.isEmpty)
+            let (empty, emptyBytes) = try await send("empty")
+            #expect(empty == .fin)
+            #expect(emptyBytes.isEmpty)
+            let (chunk, chunkBytes) = try await send("chunk")
+            #expect(chunk == .fin)
+            #expect(String(decoding: chunkBytes, as: UTF8.self).contains("\r\n\r\nzz\r\n"))
+            let (random, randomBytes) = try await send("random")
+            #expect(random == .fin)
+            #expect(randomBytes.count == 64)
+            #expect(!randomBytes.starts(with: Array("HTTP".utf8)))
+            #expect(try await server.request("GET", "/health").status == 200)
+        }
+    }
+
+    @Test func refuseStreamAnswersAStatusOrHangs() async throws {
+        try await withRunningServer { server in
+            try await addFault(
+                server, #"{"match":{"path":"/sse/channels/refused"},"fault":{"kind":"refuse_stream","status":503}}"#)
+            try await addFault(
+                server, #"{"match":{"path":"/sse/channels/hung"},"fault":{"kind":"refuse_stream","hang":true}}"#)
+            try await addFault(server, #"{"match":{"path":"/health"},"fault":{"kind":"refuse_stream"}}"#)
+            #expect(try await server.request("GET", "/sse/channels/refused").status == 503)
+            let hung = try server.connect()
+            try hung.send("GET /sse/channels/hung HTTP/1.1\r\nHost: t\r\n\r\n")
+            #expect(await hung.waitForClose(timeout: .milliseconds(400)) == .stillOpen)
+            #expect(hung.buffer.isEmpty)
+            // Not a stream: refuse_stream lets it through.
+            #expect(try await server.request("GET", "/health").status == 200)
+        }
+    }
+
+    @Test func probabilityRepeatsUnderASeed() async throws {
+        var configuration = MockBackendConfiguration.forTesting()
+        configuration.seed = 11
+        var patterns: [[Int]] = []
+        for _ in 0..<2 {
+            let pattern = try await withRunningServer(configuration) { server in
+                try await addFault(
+                    server, #"{"match":{"path":"/health"},"fault":{"kind":"status","status":500},"probability":0.5}"#)
+                var statuses: [Int] = []
+                for _ in 0..<20 { statuses.append(try await server.request("GET", "/health").status) }
+                return statuses
+            }
+            patterns.append(pattern)
+        }
+        #expect(patterns[0] == patterns[1])
+        #expect(patterns[0].contains(500))
+        #expect(patterns[0].contains(200))
+    }
+
+    @Test func adminListsRemovesAndRefusesBadRules() async throws {
+        try await withRunningServer { server in
+            try await addFault(server, #"{"match":{"path":"/health"},"fault":{"kind":"status","status":500}}"#)
+            try await addFault(server, #"{"fault":{"kind":"delay","ms":1}}"#)
+            #expect(try await server.request("DELETE", "/__admin/faults/fault_1").status == 204)
+            #expect(try await server.request("DELETE", "/__admin/faults/fault_1").status == 404)
+            #expect(try await server.request("GET", "/health").status == 200)
+            #expect(try await server.request("DELETE", "/__admin/faults").text == #"{"removed":1}"#)
+            let bad: [(String, String)] = [
+                (#"{"fault":{"kind":"explode"}}"#, "fault.kind"), (#"{}"#, "'fault'"),
+                (#"{"fault":{"kind":"delay"}}"#, "fault.ms"), (#"{"fault":{"kind":"delay","ms":-1}}"#, "fault.ms"),
+                (#"{"fault":{"kind":"status","status":99}}"#, "fault.status"),
+                (#"{"fault":{"kind":"reset"},"times":0}"#, "'times'"),
+                (#"{"fault":{"kind":"reset"},"probability":2}"#, "'probability'"),
+                (#"{"match":{"path":"health"},"fault":{"kind":"reset"}}"#, "match.path"),
+                (#"{"fault":{"kind":"fragment","split":"words"}}"#, "fault.split"),
+                (#"{"fault":{"kind":"buffer"}}"#, "fault.kb"),
+                (#"{"fault":{"kind":"cut_inside_event","bytes":3}}"#, "fault.events"),
+                (#"{"fault":{"kind":"malformed","variant":"SOMETHING"}}"#, "fault.variant"),
+            ]
+            for (body, field) in bad {
+                let response = try await server.request("POST", "/__admin/faults", body: body)
+                #expect(response.status == 400, "\(body)")
+                #expect(response.text.contains(field), "\(body) → \(response.text)")
+            }
+        }
+    }
+}
