@@ -189,7 +189,7 @@ struct StubMappingTests {
             try await Task.sleep(for: .milliseconds(100))
             let healthStart = ContinuousClock.now
             let health = try await server.request("GET", "/health")
-            #expect(ContinuousClock.now - healthStart < .milliseconds(400))
+            #expect(ContinuousClock.now - healthStart < TestTiming.scaled(.milliseconds(400)))
             #expect(health.status == 200)
             let response = try await slow
             #expect(response.text == "late")
