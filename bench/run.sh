@@ -140,33 +140,8 @@ median() { tr ' ' '\n' | awk 'NF' | sort -g | awk '{ v[NR] = $1 } END {
 # start_server NAME LOGFILE CMD...: starts CMD pinned to SERVER_CPU, waits for its
 # "... listening on http://127.0.0.1:PORT" line, then polls /health until 200.
 # Sets SERVER_PID and SERVER_PORT.
-start_server() {
-    local name="$1" logfile="$2"
-    shift 2
-    nice -n "$NICE" taskset -c "$SERVER_CPU" "$@" >"$logfile" 2>&1 &
-    SERVER_PID=$!
-    PIDS+=("$SERVER_PID")
-    SERVER_PORT=""
-    local line
-    for _ in $(seq 1 300); do
-        kill -0 "$SERVER_PID" 2>/dev/null || { cat "$logfile" >&2; die "$name exited during start"; }
-        line="$(grep -E 'listening on http://127\.0\.0\.1:[0-9]+' "$logfile" | tail -n 1 || true)"
-        if [ -n "$line" ]; then
-            SERVER_PORT="${line##*:}"
-            SERVER_PORT="${SERVER_PORT//[^0-9]/}"
-            break
-        fi
-        sleep 0.05
-    done
-    [ -n "$SERVER_PORT" ] || die "$name printed no listening line"
-    for _ in $(seq 1 200); do
-        if [ "$(curl -s -o /dev/null -w '%{http_code}' "http://127.0.0.1:$SERVER_PORT/health")" = 200 ]; then
-            return 0
-        fi
-        sleep 0.05
-    done
-    die "$name did not answer 200 on /health"
-}
+# shellcheck source=lib/server.sh
+source "$(dirname "$0")/lib/server.sh"
 
 # --- startup time (mockbackend) --------------------------------------------------------
 log "startup time: $STARTS starts of mockbackend"
