@@ -91,21 +91,27 @@ extension HTTPConnection {
         flush()
     }
 
+    /// Whether `writer` is the current response's and may still write. Reads fields of
+    /// `current` in place: copying the whole in-flight response costs retains per write.
+    private func isProducing(_ writer: ResponseBodyWriter) -> Bool {
+        lifecycle != .closed && current?.writer === writer && current?.producing == true
+    }
+
     /// A write from a stream's producer; stale writers (an earlier response) are ignored.
     func streamWrite(_ bytes: [UInt8], from writer: ResponseBodyWriter) {
-        guard lifecycle != .closed, let flight = current, flight.writer === writer, flight.producing else { return }
-        enqueueStreamBytes(flight.chunked ? HTTPResponseEncoder.chunk(bytes) : bytes)
+        guard isProducing(writer) else { return }
+        enqueueStreamBytes(current?.chunked == true ? HTTPResponseEncoder.chunk(bytes) : bytes)
     }
 
     /// A write of bytes framed in advance (a broadcast).
     func streamWrite(_ prepared: PreparedBodyPart, from writer: ResponseBodyWriter) {
-        guard lifecycle != .closed, let flight = current, flight.writer === writer, flight.producing else { return }
-        enqueueStreamBytes(flight.chunked ? prepared.chunk : prepared.raw)
+        guard isProducing(writer) else { return }
+        enqueueStreamBytes(current?.chunked == true ? prepared.chunk : prepared.raw)
     }
 
     /// The producer dropped the connection on purpose.
     func abortStream(from writer: ResponseBodyWriter, reset: Bool) {
-        guard lifecycle != .closed, let flight = current, flight.writer === writer else { return }
+        guard lifecycle != .closed, current?.writer === writer else { return }
         close(reason: .aborted, reset: reset)
     }
 
@@ -124,7 +130,7 @@ extension HTTPConnection {
 
     /// The producer ended the stream.
     func finishStream(from writer: ResponseBodyWriter) {
-        guard lifecycle != .closed, let flight = current, flight.writer === writer, flight.producing else { return }
+        guard isProducing(writer) else { return }
         endStream(reason: .finished)
     }
 

@@ -47,7 +47,7 @@ extension HTTPConnection {
         }
         guard lifecycle != .closed, !isPausing else { return }
         disarmWrite()
-        if let flight = current, !flight.producing {
+        if current?.producing == false {
             completeCurrent()
         } else if lifecycle == .closingAfterWrites, current == nil {
             beginLinger()

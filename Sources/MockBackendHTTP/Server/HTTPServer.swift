@@ -19,6 +19,8 @@ public final class HTTPServer: Sendable {
         var nextID: UInt64 = 1
         var stopping = false
         var onEmpty: (@Sendable () -> Void)?
+        /// Most connections open at once since memory was last handed back.
+        var peak = 0
     }
 
     private struct Listener {
@@ -144,6 +146,7 @@ public final class HTTPServer: Sendable {
                 id: id, stream: TCPByteStream(fileDescriptor: fd), context: context,
                 eventLoop: eventLoops[Int(id % UInt64(eventLoops.count))])
             registry.connections[id] = connection
+            registry.peak = max(registry.peak, registry.connections.count)
             return connection
         }
         guard let connection else {
@@ -156,12 +159,20 @@ public final class HTTPServer: Sendable {
     }
 
     private func connectionClosed(_ id: UInt64) {
-        let onEmpty: (@Sendable () -> Void)? = registry.withLock { registry in
+        let (onEmpty, trim): ((@Sendable () -> Void)?, Bool) = registry.withLock { registry in
             registry.connections[id] = nil
-            guard registry.connections.isEmpty, let onEmpty = registry.onEmpty else { return nil }
-            registry.onEmpty = nil
-            return onEmpty
+            guard registry.connections.isEmpty else { return (nil, false) }
+            // After many connections (a fan-out of streams) the allocator holds their memory;
+            // once the last one closes, hand it back.
+            let trim = registry.peak >= Self.trimAfterPeak
+            if trim { registry.peak = 0 }
+            defer { registry.onEmpty = nil }
+            return (registry.onEmpty, trim)
         }
+        if trim { acceptQueue.async { Platform.releaseFreedMemory() } }
         onEmpty?()
     }
+
+    /// Connections open at once after which memory is handed back when all have closed.
+    static let trimAfterPeak = 256
 }

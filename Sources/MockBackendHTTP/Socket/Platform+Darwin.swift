@@ -41,6 +41,9 @@ enum Platform {
     /// Active processors (Darwin has no affinity masks).
     static var usableProcessorCount: Int { max(1, Int(sysconf(_SC_NPROCESSORS_ONLN))) }
     static func shutdownWrite(_ fd: Int32) { _ = Darwin.shutdown(fd, SHUT_WR) }
+    /// Darwin's allocator returns freed memory by itself.
+    static func releaseFreedMemory() {}
+
     static func read(_ fd: Int32, _ pointer: UnsafeMutableRawPointer, _ count: Int) -> Int {
         Darwin.read(fd, pointer, count)
     }

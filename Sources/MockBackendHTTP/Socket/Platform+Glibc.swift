@@ -55,6 +55,15 @@ enum Platform {
         return online
     }
 
+    /// Hands memory freed by the allocator back to the system (glibc keeps it otherwise, so
+    /// RSS stays at its peak after thousands of streams close). `malloc_trim` is looked up
+    /// at run time: it is glibc's and not visible to Swift.
+    static func releaseFreedMemory() {
+        typealias MallocTrim = @convention(c) (Int) -> Int32
+        guard let symbol = dlsym(UnsafeMutableRawPointer(bitPattern: 0), "malloc_trim") else { return }
+        _ = unsafeBitCast(symbol, to: MallocTrim.self)(0)
+    }
+
     static func read(_ fd: Int32, _ pointer: UnsafeMutableRawPointer, _ count: Int) -> Int {
         Glibc.read(fd, pointer, count)
     }
