@@ -100,13 +100,7 @@ struct AdminStreamRoutes {
             return PushResult(stream: stream.name, id: push.id, delivered: 1)
         }
         var logged = stream.publish(event, retry: push.retry)
-        // A flood goes out in batches: the events keep their own ids, the writes are fewer.
-        var remaining = count - 1
-        while remaining > 0 {
-            let size = min(remaining, 1024)
-            if let last = stream.publish(Array(repeating: event, count: size)) { logged = last }
-            remaining -= size
-        }
+        for _ in 1..<count { logged = stream.publish(event) }
         return PushResult(stream: stream.name, id: logged.wireID, delivered: stream.subscriberCount)
     }
 

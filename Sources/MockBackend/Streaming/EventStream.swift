@@ -95,37 +95,6 @@ public final class EventStream: Sendable {
         }
     }
 
-    /// Logs `events` in order and sends them to every subscriber in batches of up to 64 KiB:
-    /// each event is still encoded once, but a subscriber gets one write per batch instead of
-    /// one per event. Returns the last one logged.
-    @discardableResult
-    public func publish(_ events: [ServerSentEvent]) -> LoggedEvent? {
-        state.withLock { state in
-            var last: LoggedEvent?
-            var batch: [UInt8] = []
-            var batchIDs: [String] = []
-            func send() {
-                guard !batch.isEmpty else { return }
-                let part = PreparedBodyPart(batch)
-                for subscriber in state.subscribers.values {
-                    subscriber.writer.write(part)
-                    for id in batchIDs { subscriber.record.delivered(id) }
-                }
-                batch.removeAll(keepingCapacity: true)
-                batchIDs.removeAll(keepingCapacity: true)
-            }
-            for event in events {
-                let logged = state.log.append(event)
-                batch += logged.prepared.raw
-                batchIDs.append(logged.wireID)
-                last = logged
-                if batch.count >= 64 * 1024 { send() }
-            }
-            send()
-            return last
-        }
-    }
-
     /// Sends `event` to one connection only, outside the log (it is not replayed).
     /// False when no subscriber is on that connection.
     public func send(_ event: ServerSentEvent, retry: Int? = nil, toConnection connection: UInt64) -> Bool {
