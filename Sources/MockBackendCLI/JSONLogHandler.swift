@@ -1,4 +1,5 @@
 import Logging
+import MockBackend
 import MockBackendHTTP
 
 #if canImport(FoundationEssentials)
@@ -32,7 +33,7 @@ struct JSONLogHandler: LogHandler {
 
     func log(event: LogEvent) {
         var fields: [String: String] = [
-            "ts": Date().formatted(.iso8601.year().month().day().time(includingFractionalSeconds: true)),
+            "ts": Timestamp.iso8601(Date()),
             "level": event.level.rawValue,
             "label": label,
             "message": "\(event.message)",
@@ -40,9 +41,7 @@ struct JSONLogHandler: LogHandler {
         for (key, value) in metadata.merging(event.metadata ?? [:], uniquingKeysWith: { $1 }) where fields[key] == nil {
             fields[key] = "\(value)"
         }
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
-        guard let data = try? encoder.encode(fields) else { return }
+        guard let data = try? JSONCoding.encoder.encode(fields) else { return }
         Self.lock.withLock { _ in
             // One write(2) per line, so lines from several threads never interleave.
             _ = (data + Data([0x0A])).withUnsafeBytes { write(1, $0.baseAddress, $0.count) }

@@ -3,8 +3,9 @@ import ServerSentEvents
 
 /// How imports behave.
 public struct ImportSettings: Sendable {
-    /// Rows processed per second of simulated time. Default 50.
-    public var rowsPerSecond: Double = 50
+    /// Rows processed per second of simulated time: set here, else the scenario's rate,
+    /// else 50.
+    public var rowsPerSecond: Double?
     /// Largest accepted CSV file; larger is 413. Default 5 MiB.
     public var maxFileBytes = 5 * 1024 * 1024
     /// Simulated time between a job's processing steps (one `progress` event each).
@@ -14,15 +15,12 @@ public struct ImportSettings: Sendable {
 
     public init() {}
 
-    /// These settings with the scenario's rate, unless the rate was set here already.
+    /// The rate in force with the scenario's rates.
     func applying(_ rates: Scenario.Rates) -> ImportSettings {
         var settings = self
-        if !rowsPerSecondWasSet, let rate = rates.importRowsPerSecond { settings.rowsPerSecond = rate }
+        if settings.rowsPerSecond == nil { settings.rowsPerSecond = rates.importRowsPerSecond ?? 50 }
         return settings
     }
-
-    /// Whether `rowsPerSecond` was set explicitly (a flag wins over the scenario file).
-    public var rowsPerSecondWasSet = false
 }
 
 /// CSV import jobs: parsed rows processed at a simulated rate, told by a stream
@@ -76,11 +74,7 @@ public final class ImportService: Sendable {
             finish(job)
             return
         }
-        let rowsPerTick =
-            settings.rowsPerSecond
-            * Double(
-                settings.tick.components.seconds * 1000
-                    + settings.tick.components.attoseconds / 1_000_000_000_000_000) / 1000
+        let rowsPerTick = (settings.rowsPerSecond ?? 50) * settings.tick.milliseconds / 1000
         let timer = clock.repeating(every: settings.tick) { [weak self] in self?.advance(job, by: rowsPerTick) }
         timers.withLock { $0[job.id] = timer }
     }

@@ -54,7 +54,7 @@ public final class RequestJournal: Sendable {
         }
         let now = Date()
         let excerpt = String(decoding: request.body.prefix(Self.excerptLength), as: UTF8.self)
-        let milliseconds = Double(duration.components.seconds) * 1000 + Double(duration.components.attoseconds) / 1e15
+        let milliseconds = duration.milliseconds
         let entry = state.withLock { state in
             let entry = JournaledRequest(
                 id: state.nextID, receivedAt: Timestamp.iso8601(now), method: request.method,

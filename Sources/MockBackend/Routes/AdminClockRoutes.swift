@@ -64,7 +64,6 @@ struct AdminClockRoutes {
     }
 
     static func milliseconds(_ duration: Duration) -> Double {
-        (Double(duration.components.seconds) * 1000 + Double(duration.components.attoseconds) / 1e15).rounded(
-            toPlaces: 3)
+        duration.milliseconds.rounded(toPlaces: 3)
     }
 }

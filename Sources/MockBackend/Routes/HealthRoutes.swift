@@ -17,8 +17,7 @@ struct HealthRoutes {
         let startedAt = startedAt
         router.get("/__admin/health") { _ in
             let uptime = ContinuousClock.now - startedAt
-            let seconds = Double(uptime.components.seconds) + Double(uptime.components.attoseconds) / 1e18
-            return try .json(AdminHealth(uptimeSeconds: (seconds * 1000).rounded() / 1000))
+            return try .json(AdminHealth(uptimeSeconds: uptime.secondsToTheMillisecond))
         }
     }
 }

@@ -104,8 +104,7 @@ public final class StreamJournal: Sendable {
             if let previous = state.previousEnds[clientKey] {
                 let gap = now - previous.at
                 reconnect = .init(
-                    gapMs: (Double(gap.components.seconds) * 1000 + Double(gap.components.attoseconds) / 1e15)
-                        .rounded(toPlaces: 1),
+                    gapMs: gap.milliseconds.rounded(toPlaces: 1),
                     previousEndedAt: Timestamp.iso8601(previous.wallTime),
                     advertisedRetryMs: previous.advertisedRetry)
             }

@@ -30,18 +30,3 @@ public struct WorkflowSettings: Sendable {
     /// `epoch` in milliseconds since 1970.
     var epochMilliseconds: Int64 { Int64((epoch.timeIntervalSince1970 * 1000).rounded()) }
 }
-
-extension Duration {
-    /// Whole milliseconds, rounded down.
-    var wholeMilliseconds: Int64 {
-        components.seconds * 1000 + components.attoseconds / 1_000_000_000_000_000
-    }
-
-    /// Seconds as a number, to the millisecond.
-    var secondsToTheMillisecond: Double { Double(wholeMilliseconds) / 1000 }
-
-    /// A duration of `seconds`, to the millisecond.
-    static func seconds(toTheMillisecond seconds: Double) -> Duration {
-        .milliseconds(Int64((seconds * 1000).rounded()))
-    }
-}
