@@ -12,6 +12,7 @@ let package = Package(
         .library(name: "ServerSentEvents", targets: ["ServerSentEvents"]),
         .library(name: "MockBackendClient", targets: ["MockBackendClient"]),
         .library(name: "MockBackendAPI", targets: ["MockBackendAPI"]),
+        .library(name: "MockBackendTLS", targets: ["MockBackendTLS"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
@@ -22,11 +23,20 @@ let package = Package(
         .target(name: "ServerSentEvents"),
         // Codable wire types of the backends, mirroring openapi/ (golden examples in openapi/examples/).
         .target(name: "MockBackendAPI"),
-        // Sockets, the HTTP/1.1 parser and encoder, connections, routing and static files.
-        // Knows nothing of the mock's backends.
+        // The system zlib (zlib1g-dev) and OpenSSL (libssl-dev), each imported by one module.
+        .systemLibrary(name: "CZlib", pkgConfig: "zlib", providers: [.apt(["zlib1g-dev"]), .brew(["zlib"])]),
+        .systemLibrary(
+            name: "COpenSSL", pkgConfig: "openssl", providers: [.apt(["libssl-dev"]), .brew(["openssl@3"])]),
+        // Sockets, the HTTP/1.1 parser and encoder, connections, routing, static files and
+        // gzip. Knows nothing of the mock's backends.
         .target(
             name: "MockBackendHTTP",
-            dependencies: [.product(name: "Logging", package: "swift-log")]
+            dependencies: ["CZlib", .product(name: "Logging", package: "swift-log")]
+        ),
+        // TLS on the system OpenSSL: a byte stream under the HTTP code, certificates.
+        .target(
+            name: "MockBackendTLS",
+            dependencies: ["MockBackendHTTP", "COpenSSL", .product(name: "Logging", package: "swift-log")]
         ),
         // The mock application: every backend, the admin API, wired by `MockBackendApp`.
         .target(
@@ -52,6 +62,7 @@ let package = Package(
             name: "MockBackendCLI",
             dependencies: [
                 "MockBackend",
+                "MockBackendTLS",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ]
@@ -72,6 +83,10 @@ let package = Package(
             name: "MockBackendTests",
             dependencies: ["MockBackend", "MockBackendTesting"],
             exclude: ["Fixtures"]
+        ),
+        .testTarget(
+            name: "MockBackendTLSTests",
+            dependencies: ["MockBackendTLS", "MockBackend", "MockBackendTesting"]
         ),
         .testTarget(
             name: "MockBackendCLITests",

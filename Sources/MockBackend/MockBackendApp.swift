@@ -29,6 +29,8 @@ public final class MockBackendApp: Sendable {
     /// Workflow sessions.
     public let workflows: WorkflowService
     private let server: HTTPServer
+    /// The HTTPS listener, when `configuration.tls` asks for one.
+    private let tlsServer: HTTPServer?
     private let logger: Logger
 
     public init(configuration: MockBackendConfiguration, logger: Logger = Logger(label: "mockbackend")) {
@@ -88,6 +90,11 @@ public final class MockBackendApp: Sendable {
             ],
             fallback: fallback, logger: logger)
         server = HTTPServer(configuration: configuration.http, responder: responder, logger: logger)
+        tlsServer = configuration.tls.map { tls in
+            var http = configuration.http
+            http.port = tls.port
+            return HTTPServer(configuration: http, responder: responder, logger: logger, transport: tls.transport)
+        }
     }
 
     /// The one wiring function: every route of the mock, in one place.
@@ -120,6 +127,7 @@ public final class MockBackendApp: Sendable {
         WorkflowRoutes(workflows: workflows, endpoint: endpoint).register(on: &router)
         AdminWorkflowRoutes(workflows: workflows).register(on: &router)
         AdminEventRoutes(events: events, endpoint: endpoint).register(on: &router)
+        AdminTLSRoutes(certificatePEM: configuration.tls?.certificatePEM).register(on: &router)
         return router
     }
 
@@ -131,6 +139,12 @@ public final class MockBackendApp: Sendable {
         }
         workflows.reset(to: configuration.scenario.workflows)
         try server.start()
+        do {
+            try tlsServer?.start()
+        } catch {
+            server.closeListener()
+            throw error
+        }
         streams.startHeartbeats(every: configuration.heartbeatInterval, on: clock)
         player.startIdleSweep()
     }
@@ -142,12 +156,17 @@ public final class MockBackendApp: Sendable {
     /// The bound port, once started.
     public var port: Int? { server.port }
 
+    /// The bound HTTPS port, once started; nil without TLS.
+    public var tlsPort: Int? { tlsServer?.port }
+
     /// What the HTTP server holds now (connections, descriptors, timers).
     public var statistics: ServerStatistics { server.statistics }
 
     /// Stops accepting, finishes responses in flight, ends streams, and returns when done.
     public func stop(gracePeriod: Duration = .milliseconds(1500)) async {
         clock.stop()
-        await server.stop(gracePeriod: gracePeriod)
+        async let plain: Void = server.stop(gracePeriod: gracePeriod)
+        async let secure: Void? = tlsServer?.stop(gracePeriod: gracePeriod)
+        _ = await (plain, secure)
     }
 }

@@ -33,6 +33,8 @@ public struct MockBackendConfiguration: Sendable {
     /// Size of the padding comment sent first on every stream (`?padding=` per request).
     /// Default 0: none.
     public var ssePadding = 0
+    /// An HTTPS listener beside the plain one (`--tls-port`); nil for none.
+    public var tls: TLSListenerSettings?
 
     public init(
         http: HTTPServerConfiguration = HTTPServerConfiguration(),
@@ -42,6 +44,25 @@ public struct MockBackendConfiguration: Sendable {
         self.http = http
         self.publicDirectory = publicDirectory
         self.openAPIDocument = openAPIDocument
+    }
+}
+
+/// The HTTPS listener: same routes and state as the plain one, on its own port.
+public struct TLSListenerSettings: Sendable {
+    /// Port to bind on the same host as the plain listener; 0 lets the kernel choose.
+    public var port: Int
+    /// The TLS transport, e.g. a `TLSContext` from the `MockBackendTLS` module.
+    public var transport: any StreamTransport
+    /// The certificate chain in PEM, served at `GET /__admin/tls/cert.pem`.
+    public var certificatePEM: String
+    /// SHA-256 of the leaf certificate, colon-separated hex.
+    public var sha256Fingerprint: String
+
+    public init(port: Int, transport: any StreamTransport, certificatePEM: String, sha256Fingerprint: String) {
+        self.port = port
+        self.transport = transport
+        self.certificatePEM = certificatePEM
+        self.sha256Fingerprint = sha256Fingerprint
     }
 }
 

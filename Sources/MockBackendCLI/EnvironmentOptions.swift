@@ -8,8 +8,12 @@ enum EnvironmentOptions {
     static let valueOptions = [
         "host", "port", "public-dir", "openapi-file", "log-level", "log-format", "max-connections", "heartbeat",
         "sse-padding", "session-ttl", "userinfo-idle-timeout", "balance-update-variants", "clock",
-        "speed", "seed", "generation-seconds", "scenario", "mappings", "api-key",
+        "speed", "seed", "generation-seconds", "scenario", "mappings", "api-key", "tls-port", "tls-cert", "tls-key",
+        "tls-cert-out",
     ]
+
+    /// Every flag, by its long name; `1`, `true` or `yes` in its variable turns it on.
+    static let flags = ["tls-self-signed", "sse-gzip"]
 
     /// The variable that sets `option`.
     static func variableName(for option: String) -> String {
@@ -23,6 +27,11 @@ enum EnvironmentOptions {
             guard let value = environment[variableName(for: option)], !value.isEmpty else { continue }
             merged.append("--\(option)")
             merged.append(value)
+        }
+        for flag in flags {
+            guard let value = environment[variableName(for: flag)]?.lowercased(), ["1", "true", "yes"].contains(value)
+            else { continue }
+            merged.append("--\(flag)")
         }
         return merged + arguments
     }

@@ -106,6 +106,30 @@ struct MockBackendCommand: ParsableCommand {
     @Option(help: "Balance-update messages per posting: both, v1 (BALANCE_UPDATE) or v2 (BALANCE_UPDATE_V2).")
     var balanceUpdateVariants: BalanceUpdateVariants = .both
 
+    @Option(
+        help:
+            "Port of an HTTPS listener beside --port (0 picks a free one); without --tls-cert it uses a self-signed certificate."
+    )
+    var tlsPort: Int?
+
+    @Option(help: "PEM certificate chain, leaf first, for the HTTPS listener (with --tls-key).")
+    var tlsCert: String?
+
+    @Option(help: "PEM private key (unencrypted) of --tls-cert.")
+    var tlsKey: String?
+
+    @Flag(
+        help:
+            "Generate the HTTPS certificate at start: P-256, SHA-256, SAN localhost, 127.0.0.1, ::1, 824 days; its fingerprint is printed."
+    )
+    var tlsSelfSigned = false
+
+    @Option(help: "Write the HTTPS certificate (PEM, no key) to this file at start, e.g. to trust it in a client.")
+    var tlsCertOut: String?
+
+    @Flag(help: "gzip event streams for clients that accept it; every event and heartbeat is flushed at once.")
+    var sseGzip = false
+
     func validate() throws {
         guard (0...65535).contains(port) else {
             throw ValidationError("--port must be between 0 and 65535, not \(port).")
@@ -144,6 +168,7 @@ struct MockBackendCommand: ParsableCommand {
         guard (0...65536).contains(ssePadding) else {
             throw ValidationError("--sse-padding must be from 0 to 65536 bytes, not \(ssePadding).")
         }
+        try validateTLS()
     }
 
     var appConfiguration: MockBackendConfiguration {
@@ -166,6 +191,7 @@ struct MockBackendCommand: ParsableCommand {
             configuration.scenario = loaded
         }
         configuration.mappingsDirectory = mappings
+        configuration.http.compression.compressesEventStreams = sseGzip
         return configuration
     }
 
@@ -178,7 +204,14 @@ struct MockBackendCommand: ParsableCommand {
             handler.logLevel = level
             return handler
         }
-        let app = MockBackendApp(configuration: appConfiguration, logger: Logger(label: "mockbackend"))
+        let logger = Logger(label: "mockbackend")
+        var configuration = appConfiguration
+        do {
+            configuration.tls = try tlsListener(logger: logger)
+        } catch {
+            Self.exit(withError: ValidationError("TLS: \(error)"))
+        }
+        let app = MockBackendApp(configuration: configuration, logger: logger)
         do {
             try app.start()
         } catch let error as MappingFileError {
@@ -189,8 +222,11 @@ struct MockBackendCommand: ParsableCommand {
         }
         SignalHandling.stopOnTermination(app)
         print(
-            StartupBanner(configuration: appConfiguration, port: app.port ?? port, workflowAPIKey: app.workflowAPIKey)
-                .text)
+            StartupBanner(
+                configuration: configuration, port: app.port ?? port, tlsPort: app.tlsPort,
+                tlsCertificateFile: tlsCertOut, workflowAPIKey: app.workflowAPIKey
+            )
+            .text)
         fflush(nil)
         dispatchMain()
     }

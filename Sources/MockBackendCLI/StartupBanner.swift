@@ -5,11 +5,16 @@ import MockBackend
 struct StartupBanner {
     let configuration: MockBackendConfiguration
     let port: Int
+    let tlsPort: Int?
+    /// Where `--tls-cert-out` wrote the certificate.
+    let tlsCertificateFile: String?
     let workflowAPIKey: String
 
-    var baseURL: String {
+    var baseURL: String { url(scheme: "http", port: port) }
+
+    private func url(scheme: String, port: Int) -> String {
         let host = configuration.http.host
-        return host.contains(":") ? "http://[\(host)]:\(port)" : "http://\(host):\(port)"
+        return host.contains(":") ? "\(scheme)://[\(host)]:\(port)" : "\(scheme)://\(host):\(port)"
     }
 
     var text: String {
@@ -20,7 +25,15 @@ struct StartupBanner {
             "  admin      \(baseURL)/__admin/health",
             "  openapi    \(baseURL)/openapi.yaml",
             "  public dir \(configuration.publicDirectory)",
-            "  api key    \(workflowAPIKey)  (workflow API: Authorization: Bearer or X-API-Key)",
+        ]
+        if let tlsPort, let tls = configuration.tls {
+            lines.append("  https      \(url(scheme: "https", port: tlsPort))/")
+            lines.append("  tls sha256 \(tls.sha256Fingerprint)")
+            lines.append(
+                "  tls cert   \(baseURL)/__admin/tls/cert.pem" + (tlsCertificateFile.map { " (also in \($0))" } ?? ""))
+        }
+        lines += [
+            "  api key    \(workflowAPIKey)  (workflow API: Authorization: Bearer or X-API-Key)"
         ]
         for user in configuration.scenario.users {
             lines.append(

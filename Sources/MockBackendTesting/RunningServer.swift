@@ -7,6 +7,8 @@ import MockBackendHTTP
 public struct RunningServer: Sendable {
     public let app: MockBackendApp
     public let port: Int
+    /// The HTTPS port when the configuration has a TLS listener.
+    public let tlsPort: Int?
 
     /// `http://127.0.0.1:PORT`.
     public var baseURL: URL { URL(string: "http://127.0.0.1:\(port)")! }
@@ -46,9 +48,10 @@ public func withRunningServer<Result: Sendable>(
     var configuration = configuration
     configuration.http.host = "127.0.0.1"
     configuration.http.port = 0
+    configuration.tls?.port = 0
     let app = MockBackendApp(configuration: configuration, logger: logger)
     try app.start()
-    let server = RunningServer(app: app, port: app.port ?? 0)
+    let server = RunningServer(app: app, port: app.port ?? 0, tlsPort: app.tlsPort)
     return try await runThenStop({ try await body(server) }, stop: { await app.stop() })
 }
 

@@ -122,3 +122,34 @@ struct StaticFileTests {
         }
     }
 }
+
+@Suite("Static files, compressed")
+struct CompressedStaticFileTests {
+    /// A large script is gzipped with a weak ETag, and that ETag still gets 304; an image
+    /// is never compressed.
+    @Test func largeTextFilesAreGzippedWithAWeakETagThatRevalidates() async throws {
+        let root = FileManager.default.temporaryDirectory.appendingPathComponent("gzip-static-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: root, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: root) }
+        let script = String(repeating: "console.log('mockbackend');\n", count: 200)
+        try script.write(to: root.appendingPathComponent("app.js"), atomically: true, encoding: .utf8)
+        try Data(repeating: 7, count: 4096).write(to: root.appendingPathComponent("logo.png"))
+        let files = try #require(StaticFileHandler(directory: root.path))
+        let responder = RoutingResponder(
+            router: Router(), fallback: { try files.respond(to: $0) }, logger: Logger(label: "t"))
+        try await withHTTPServer(responder: responder) { server in
+            let gzip = "Accept-Encoding: gzip\r\n"
+            let response = try await RawHTTPClient(server).get("/app.js", headers: gzip)
+            #expect(response.headers["Content-Encoding"] == "gzip")
+            #expect(String(decoding: try GzipInflater.gunzip(response.body), as: UTF8.self) == script)
+            let etag = try #require(response.headers["ETag"])
+            #expect(etag.hasPrefix("W/\""))
+            let revalidated = try await RawHTTPClient(server).get(
+                "/app.js", headers: gzip + "If-None-Match: \(etag)\r\n")
+            #expect(revalidated.status == 304)
+            let image = try await RawHTTPClient(server).get("/logo.png", headers: gzip)
+            #expect(image.headers["Content-Encoding"] == nil)
+            #expect(image.body.count == 4096)
+        }
+    }
+}

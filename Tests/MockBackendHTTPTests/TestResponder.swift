@@ -37,6 +37,16 @@ enum TestRoutes {
                 writer.write("open\n")
             }
         }
+        router.get("/json") { request in
+            // A JSON array of `bytes` bytes (at least 2).
+            let size = max(2, request.queryValue("bytes").flatMap { Int($0) } ?? 2048)
+            return .json(bytes: Array(("[" + String(repeating: " ", count: size - 2) + "]").utf8))
+        }
+        router.get("/events") { _ in
+            .stream(headers: ["Content-Type": MediaType.eventStream]) { writer in
+                streams.add(writer)
+            }
+        }
         router.get("/flood") { request in
             // Writes `kib` KiB at once, as a broadcaster would: more than the kernel's
             // socket buffers and the unsent-bytes bound together.

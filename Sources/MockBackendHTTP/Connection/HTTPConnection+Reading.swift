@@ -6,6 +6,12 @@ extension HTTPConnection {
     func handleReadable() {
         assertOnQueue()
         guard lifecycle != .closed else { return }
+        if writeWaitsForReadable {
+            // A TLS write that needed input first can go on now.
+            writeWaitsForReadable = false
+            flush(force: true)
+            guard lifecycle != .closed else { return }
+        }
         var rounds = 0
         while rounds < Self.readRoundsPerEvent, lifecycle != .closed, !readSuspended {
             rounds += 1
@@ -26,15 +32,28 @@ extension HTTPConnection {
             case .processed(let count):
                 // A short read means the socket is drained: reading again would only
                 // return EAGAIN, a wasted system call per request.
-                if count < Self.readChunkSize { rounds = Self.readRoundsPerEvent }
-            case .wouldBlock:
+                if count < Self.readChunkSize, !stream.hasBufferedInput { rounds = Self.readRoundsPerEvent }
+            case .wouldBlock(let direction):
+                if direction == .write {
+                    // TLS: the read must send something first (a handshake message).
+                    readWaitsForWritable = true
+                    armWrite()
+                }
                 rounds = Self.readRoundsPerEvent
             case .endOfStream:
                 peerDidClose()
                 return
             }
         }
+        readBufferedInputLater()
         processPending()
+    }
+
+    /// Input a TLS stream decrypted but did not return yet makes no socket event: read it
+    /// on a later turn of the queue, after the requests in hand are answered.
+    private func readBufferedInputLater() {
+        guard lifecycle != .closed, !readSuspended, stream.hasBufferedInput else { return }
+        queue.async { [weak self] in self?.handleReadable() }
     }
 
     /// Feeds bytes to the parser and queues what it finds.
@@ -86,6 +105,15 @@ extension HTTPConnection {
 
     func resumeReading() {
         guard readSuspended, !stoppedReading || lifecycle == .lingering, lifecycle != .closed else { return }
+        readSuspended = false
+        readSource.resume()
+        readBufferedInputLater()
+    }
+
+    /// Lets the read source fire even while reading is paused, for a TLS write that waits
+    /// for input. Bytes read after `stopReading()` are dropped by `receive`.
+    func resumeReadingForWrite() {
+        guard readSuspended, lifecycle != .closed else { return }
         readSuspended = false
         readSource.resume()
     }

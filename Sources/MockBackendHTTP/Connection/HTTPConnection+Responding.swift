@@ -38,13 +38,14 @@ extension HTTPConnection {
 
     /// Queues the head (and a full body) of `response` and, for a stream, hands the
     /// producer its writer.
-    func start(_ response: HTTPResponse, to request: HTTPRequest, keepAlive requestedKeepAlive: Bool) {
+    func start(_ original: HTTPResponse, to request: HTTPRequest, keepAlive requestedKeepAlive: Bool) {
+        let (response, deflater) = applyingCompression(to: original, for: request)
         var keepAlive = requestedKeepAlive
         let isHead = request.method == "HEAD"
         let version: HTTPVersion = request.version == .http10 ? .http10 : .http11
         var flight = ResponseInFlight(
             request: request, status: response.status, keepAlive: keepAlive, chunked: false,
-            shaper: response.shaper, writer: nil, producing: false, startedAt: .now)
+            shaper: response.shaper, writer: nil, producing: false, deflater: deflater, startedAt: .now)
         let bodyless = isHead || HTTPResponseEncoder.statusForbidsBody(response.status)
 
         switch response.body {
@@ -100,12 +101,22 @@ extension HTTPConnection {
     /// A write from a stream's producer; stale writers (an earlier response) are ignored.
     func streamWrite(_ bytes: [UInt8], from writer: ResponseBodyWriter) {
         guard isProducing(writer) else { return }
-        enqueueStreamBytes(current?.chunked == true ? HTTPResponseEncoder.chunk(bytes) : bytes)
+        let encoded = current?.deflater?.compress(bytes) ?? bytes
+        guard !encoded.isEmpty else { return }
+        enqueueStreamBytes(current?.chunked == true ? HTTPResponseEncoder.chunk(encoded) : encoded)
     }
 
     /// A write of bytes framed in advance (a broadcast).
     func streamWrite(_ prepared: PreparedBodyPart, from writer: ResponseBodyWriter) {
         guard isProducing(writer) else { return }
+        if let deflater = current?.deflater {
+            // Each connection's deflate state differs: a compressed stream cannot share
+            // the broadcast's framing.
+            let encoded = deflater.compress(prepared.raw)
+            guard !encoded.isEmpty else { return }
+            enqueueStreamBytes(current?.chunked == true ? HTTPResponseEncoder.chunk(encoded) : encoded)
+            return
+        }
         enqueueStreamBytes(current?.chunked == true ? prepared.chunk : prepared.raw)
     }
 
@@ -138,6 +149,9 @@ extension HTTPConnection {
     func endStream(reason: StreamEndReason) {
         guard let flight = current, flight.producing else { return }
         current?.producing = false
+        if let trailer = flight.deflater?.finish() {
+            enqueueShaped(flight.chunked ? HTTPResponseEncoder.chunk(trailer) : trailer, kind: .body)
+        }
         enqueueShaped(flight.chunked ? HTTPResponseEncoder.lastChunk : [], kind: .end)
         flight.writer?.markEnded(reason)
         if !flight.chunked { current?.keepAlive = false }

@@ -29,7 +29,12 @@ extension HTTPConnection {
                 switch result {
                 case .processed(let count):
                     outbound.consumeBytes(count)
-                case .wouldBlock, .endOfStream:
+                case .wouldBlock(.read):
+                    // TLS: the write needs input first; the read handler flushes again.
+                    writeWaitsForReadable = true
+                    resumeReadingForWrite()
+                    return
+                case .wouldBlock(.write), .endOfStream:
                     armWrite()
                     return
                 }
@@ -46,7 +51,7 @@ extension HTTPConnection {
             }
         }
         guard lifecycle != .closed, !isPausing else { return }
-        disarmWrite()
+        if !readWaitsForWritable { disarmWrite() }
         if current?.producing == false {
             completeCurrent()
         } else if lifecycle == .closingAfterWrites, current == nil {
@@ -55,6 +60,11 @@ extension HTTPConnection {
     }
 
     func handleWritable() {
+        if readWaitsForWritable {
+            readWaitsForWritable = false
+            handleReadable()
+            guard lifecycle != .closed else { return }
+        }
         flush(force: true)
     }
 

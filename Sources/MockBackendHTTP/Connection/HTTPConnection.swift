@@ -47,6 +47,8 @@ final class HTTPConnection: @unchecked Sendable {
         var writer: ResponseBodyWriter?
         /// Whether a stream may still write.
         var producing: Bool
+        /// Compresses a gzip stream's writes, each flushed on its own.
+        var deflater: GzipDeflater?
         var startedAt: ContinuousClock.Instant
     }
 
@@ -77,6 +79,10 @@ final class HTTPConnection: @unchecked Sendable {
     var writeSource: DispatchSourceWrite?
     var readSuspended = false
     var writeArmed = false
+    /// TLS only: a read that must write first waits for the socket to become writable,
+    /// and a write that must read first waits for it to become readable.
+    var readWaitsForWritable = false
+    var writeWaitsForReadable = false
     let socketCloser: SocketCloser
 
     let deadlineTimer: DispatchSourceTimer

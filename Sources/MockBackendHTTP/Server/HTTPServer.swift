@@ -29,6 +29,8 @@ public final class HTTPServer: Sendable {
     }
 
     public let configuration: HTTPServerConfiguration
+    /// Plain TCP, or TLS.
+    public let transport: any StreamTransport
     private let responder: any HTTPResponder
     private let logger: Logger
     private let statisticsBox = LockedValue(ServerStatistics())
@@ -52,8 +54,12 @@ public final class HTTPServer: Sendable {
         return Array(head.utf8) + bytes
     }()
 
-    public init(configuration: HTTPServerConfiguration, responder: any HTTPResponder, logger: Logger) {
+    public init(
+        configuration: HTTPServerConfiguration, responder: any HTTPResponder, logger: Logger,
+        transport: any StreamTransport = PlainTransport()
+    ) {
         self.configuration = configuration
+        self.transport = transport
         self.responder = responder
         self.logger = logger
     }
@@ -74,13 +80,19 @@ public final class HTTPServer: Sendable {
         source.activate()
     }
 
-    /// Stops the server. Returns once every connection has closed; connections still open
-    /// after `gracePeriod` are closed by force.
-    public func stop(gracePeriod: Duration = .milliseconds(1500)) async {
+    /// Stops accepting and releases the port; connections already open go on. For a start
+    /// that failed half-way, before any client could connect.
+    public func closeListener() {
         listener.withLock { listener in
             listener?.source.cancel()
             listener = nil
         }
+    }
+
+    /// Stops the server. Returns once every connection has closed; connections still open
+    /// after `gracePeriod` are closed by force.
+    public func stop(gracePeriod: Duration = .milliseconds(1500)) async {
+        closeListener()
         let connections = registry.withLock { registry in
             registry.stopping = true
             return Array(registry.connections.values)
@@ -143,14 +155,17 @@ public final class HTTPServer: Sendable {
             let id = registry.nextID
             registry.nextID += 1
             let connection = HTTPConnection(
-                id: id, stream: TCPByteStream(fileDescriptor: fd), context: context,
+                id: id, stream: transport.makeStream(fileDescriptor: fd), context: context,
                 eventLoop: eventLoops[Int(id % UInt64(eventLoops.count))])
             registry.connections[id] = connection
             registry.peak = max(registry.peak, registry.connections.count)
             return connection
         }
         guard let connection else {
-            Self.overloadedResponse.withUnsafeBytes { _ = Platform.send(fd, $0.baseAddress!, $0.count) }
+            // Plain bytes would only garble a TLS handshake: there the client sees a close.
+            if transport is PlainTransport {
+                Self.overloadedResponse.withUnsafeBytes { _ = Platform.send(fd, $0.baseAddress!, $0.count) }
+            }
             _ = Platform.closeFD(fd)
             logger.warning("connection refused: limit of \(configuration.maxConnections) reached")
             return

@@ -25,6 +25,9 @@ public struct HTTPServerConfiguration: Sendable {
     public var maxUnsentStreamBytes: Int = 1 << 20
     /// Requests parsed ahead of the one being answered before reading pauses. Default 16.
     public var maxPipelinedRequests: Int = 16
+    /// Which responses are gzip-compressed. Default: text-like bodies of 1 KiB or more
+    /// for clients that accept gzip; event streams not.
+    public var compression = ResponseCompression()
 
     public init(host: String = "127.0.0.1", port: Int = 0) {
         self.host = host

@@ -27,6 +27,9 @@ public protocol ByteStream: AnyObject {
     func read(into buffer: UnsafeMutableRawBufferPointer) throws(SocketError) -> IOResult
     /// Writes as much of `bytes` as the socket takes now.
     func write(_ bytes: UnsafeRawBufferPointer) throws(SocketError) -> IOResult
+    /// Whether input is held inside the stream that the socket will not signal again: TLS
+    /// may decrypt more of a record than one read returned. Plain TCP never holds any.
+    var hasBufferedInput: Bool { get }
     /// Sends FIN after everything written so far; reading stays possible.
     func shutdownWrite()
     /// Releases the socket. With `reset`, the peer sees RST instead of FIN.

@@ -39,6 +39,8 @@ public final class TCPByteStream: ByteStream {
         }
     }
 
+    public var hasBufferedInput: Bool { false }
+
     public func shutdownWrite() {
         Platform.shutdownWrite(fileDescriptor)
     }

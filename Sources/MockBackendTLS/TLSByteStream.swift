@@ -1,0 +1,152 @@
+import COpenSSL
+import Logging
+import MockBackendHTTP
+
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// One TLS connection as a `ByteStream`: OpenSSL on the connection's non-blocking socket.
+///
+/// The handshake runs inside the first reads (the server never writes first), so the
+/// connection's own read and write sources drive it: `SSL_ERROR_WANT_READ` and
+/// `WANT_WRITE` become `.wouldBlock` in that direction. A failed handshake is logged and
+/// the connection closed; nothing else is affected. Confined to the connection's queue.
+final class TLSByteStream: ByteStream {
+    let fileDescriptor: Int32
+    /// `SSL*`; nil only when OpenSSL could not allocate one, and then every read fails.
+    private let connection: OpaquePointer?
+    private let logger: Logger
+    /// Whether the first byte has been looked at (a TLS record or a plain HTTP request).
+    private var checkedFirstByte = false
+    /// After a fatal error OpenSSL must not be asked to send close_notify.
+    private var failed = false
+    private var sentCloseNotify = false
+
+    init(fileDescriptor: Int32, context: TLSContext) {
+        self.fileDescriptor = fileDescriptor
+        logger = context.logger
+        connection = SSL_new(context.context)
+        if let connection {
+            SSL_set_fd(connection, fileDescriptor)
+            SSL_set_accept_state(connection)
+        }
+        OpenSSLErrorQueue.clear()
+    }
+
+    func read(into buffer: UnsafeMutableRawBufferPointer) throws(SocketError) -> IOResult {
+        guard let connection else { throw SocketError(call: "SSL_new", code: ENOMEM) }
+        guard let base = buffer.baseAddress else { return .processed(0) }
+        if !checkedFirstByte, let early = try inspectFirstByte() { return early }
+        OpenSSLErrorQueue.clear()
+        let count = SSL_read(connection, base, Int32(clamping: buffer.count))
+        if count > 0 { return .processed(Int(count)) }
+        return try outcome(of: count, in: "SSL_read")
+    }
+
+    func write(_ bytes: UnsafeRawBufferPointer) throws(SocketError) -> IOResult {
+        guard let connection else { throw SocketError(call: "SSL_new", code: ENOMEM) }
+        guard let base = bytes.baseAddress, bytes.count > 0 else { return .processed(0) }
+        OpenSSLErrorQueue.clear()
+        let count = SSL_write(connection, base, Int32(clamping: bytes.count))
+        if count > 0 { return .processed(Int(count)) }
+        return try outcome(of: count, in: "SSL_write")
+    }
+
+    var hasBufferedInput: Bool {
+        guard let connection, !failed else { return false }
+        return SSL_pending(connection) > 0
+    }
+
+    func shutdownWrite() {
+        sendCloseNotify()
+        _ = shutdown(fileDescriptor, Int32(SHUT_WR))
+    }
+
+    func close(reset: Bool) {
+        if reset {
+            var option = linger(l_onoff: 1, l_linger: 0)
+            _ = setsockopt(fileDescriptor, SOL_SOCKET, SO_LINGER, &option, socklen_t(MemoryLayout<linger>.size))
+        } else {
+            sendCloseNotify()
+        }
+        if let connection { SSL_free(connection) }
+        #if canImport(Glibc)
+        _ = Glibc.close(fileDescriptor)
+        #else
+        _ = Darwin.close(fileDescriptor)
+        #endif
+    }
+
+    /// Tells the peer the stream ends here (RFC 8446 §6.1), once, without waiting for its
+    /// answer.
+    private func sendCloseNotify() {
+        guard let connection, !failed, !sentCloseNotify, SSL_is_init_finished(connection) == 1 else { return }
+        sentCloseNotify = true
+        OpenSSLErrorQueue.clear()
+        _ = SSL_shutdown(connection)
+        OpenSSLErrorQueue.clear()
+    }
+
+    /// Turns a failed `SSL_read` or `SSL_write` into what the connection does next.
+    private func outcome(of result: Int32, in call: String) throws(SocketError) -> IOResult {
+        let code = SSL_get_error(connection, result)
+        switch code {
+        case SSL_ERROR_WANT_READ:
+            return .wouldBlock(.read)
+        case SSL_ERROR_WANT_WRITE:
+            return .wouldBlock(.write)
+        case SSL_ERROR_ZERO_RETURN:
+            return .endOfStream
+        case SSL_ERROR_SYSCALL:
+            let systemError = errno
+            failed = true
+            OpenSSLErrorQueue.clear()
+            if systemError == 0 { return .endOfStream }
+            throw SocketError(call: call, code: systemError)
+        default:
+            failed = true
+            let reasons = OpenSSLErrorQueue.drain()
+            if let connection, SSL_is_init_finished(connection) != 1 {
+                logger.info(
+                    "TLS handshake failed",
+                    metadata: [
+                        "peer": "\(PeerAddress.of(fileDescriptor))", "reason": "\(reasons.joined(separator: "; "))",
+                    ])
+            }
+            throw SocketError(call: call, code: EPROTO)
+        }
+    }
+
+    /// Every TLS connection starts with a handshake record (content type 22). A plain
+    /// HTTP request instead starts with a method name: it gets a readable 400 before the
+    /// close, where OpenSSL would only fail the handshake.
+    private func inspectFirstByte() throws(SocketError) -> IOResult? {
+        var byte: UInt8 = 0
+        while true {
+            let count = recv(fileDescriptor, &byte, 1, Int32(MSG_PEEK))
+            if count == 1 { break }
+            if count == 0 { return .endOfStream }
+            let code = errno
+            if code == EINTR { continue }
+            if code == EAGAIN || code == EWOULDBLOCK { return .wouldBlock(.read) }
+            throw SocketError(call: "recv", code: code)
+        }
+        checkedFirstByte = true
+        guard byte != 22 else { return nil }
+        failed = true
+        if (UInt8(ascii: "A")...UInt8(ascii: "Z")).contains(byte) {
+            PlaintextRejection.answer(on: fileDescriptor)
+            logger.info("plain HTTP request on the TLS port", metadata: ["peer": "\(PeerAddress.of(fileDescriptor))"])
+        } else {
+            logger.info(
+                "TLS handshake failed",
+                metadata: [
+                    "peer": "\(PeerAddress.of(fileDescriptor))", "reason": "not a TLS record (first byte \(byte))",
+                ])
+        }
+        throw SocketError(call: "TLS handshake", code: EPROTO)
+    }
+}

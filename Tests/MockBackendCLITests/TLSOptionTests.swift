@@ -1,0 +1,113 @@
+import Foundation
+import MockBackendTesting
+import Testing
+
+@Suite("TLS options", .serialized)
+struct TLSOptionTests {
+    private static func scratch() throws -> URL {
+        let url = FileManager.default.temporaryDirectory.appendingPathComponent("cli-tls-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
+        return url
+    }
+
+    /// The HTTPS port the startup block names.
+    private static func httpsPort(in banner: String) -> Int? {
+        guard let range = banner.range(of: #"https      https://127\.0\.0\.1:(\d+)/"#, options: .regularExpression)
+        else { return nil }
+        return Int(banner[range].dropLast().split(separator: ":").last ?? "")
+    }
+
+    @Test func aSelfSignedListenerPrintsItsFingerprintAndWritesItsCertificate() async throws {
+        let directory = try Self.scratch()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let certificateFile = directory.appendingPathComponent("cert.pem").path
+        let server = try ServerProcess(["--port", "0", "--tls-port", "0", "--tls-cert-out", certificateFile])
+        _ = try await server.waitForListening()
+        let banner = server.text
+        let tlsPort = try #require(Self.httpsPort(in: banner), "\(banner)")
+        #expect(banner.contains(/tls sha256 ([0-9A-F]{2}:){31}[0-9A-F]{2}/))
+        let pem = try String(contentsOfFile: certificateFile, encoding: .utf8)
+        #expect(pem.hasPrefix("-----BEGIN CERTIFICATE-----"))
+        let curl = Process()
+        curl.executableURL = URL(fileURLWithPath: "/usr/bin/curl")
+        curl.arguments = ["--silent", "--fail", "--cacert", certificateFile, "https://localhost:\(tlsPort)/health"]
+        curl.standardOutput = FileHandle.nullDevice
+        curl.standardError = FileHandle.nullDevice
+        try curl.run()
+        curl.waitUntilExit()
+        #expect(curl.terminationStatus == 0)
+        server.process.terminate()
+        #expect(await server.waitForExit(timeout: .seconds(2)) == 0)
+    }
+
+    @Test func theEnvironmentTurnsTLSOn() async throws {
+        let server = try ServerProcess(
+            [], environment: ["MOCKBACKEND_PORT": "0", "MOCKBACKEND_TLS_PORT": "0", "MOCKBACKEND_TLS_SELF_SIGNED": "1"])
+        _ = try await server.waitForListening()
+        #expect(Self.httpsPort(in: server.text) != nil, "\(server.text)")
+        server.process.terminate()
+        _ = await server.waitForExit(timeout: .seconds(2))
+    }
+
+    /// Unreadable or mismatched files, and options that do not fit together, stop the
+    /// start with a usage error (exit 64) that names the problem.
+    @Test func badCertificatesAndOptionsExitWith64() async throws {
+        let directory = try Self.scratch()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let keyA = directory.appendingPathComponent("a.key").path
+        let certificateA = directory.appendingPathComponent("a.pem").path
+        let keyB = directory.appendingPathComponent("b.key").path
+        for (key, certificate) in [(keyA, certificateA), (keyB, directory.appendingPathComponent("b.pem").path)] {
+            let openssl = Process()
+            openssl.executableURL = URL(fileURLWithPath: "/usr/bin/openssl")
+            openssl.arguments = [
+                "req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1", "-nodes", "-keyout", key,
+                "-out", certificate, "-days", "30", "-subj", "/CN=localhost",
+            ]
+            openssl.standardOutput = FileHandle.nullDevice
+            openssl.standardError = FileHandle.nullDevice
+            try openssl.run()
+            openssl.waitUntilExit()
+        }
+        let cases: [([String], String)] = [
+            (["--tls-cert", directory.appendingPathComponent("none.pem").path, "--tls-key", keyA], "cannot read"),
+            (["--tls-cert", certificateA, "--tls-key", keyB], "does not match"),
+            (["--tls-cert", certificateA], "go together"),
+            (["--tls-cert", certificateA, "--tls-key", keyA, "--tls-self-signed"], "either"),
+        ]
+        for (arguments, message) in cases {
+            let server = try ServerProcess(["--port", "0", "--tls-port", "0"] + arguments)
+            #expect(await server.waitForExit(timeout: .seconds(10)) == 64, "\(arguments)")
+            #expect(server.text.contains(message), "\(arguments): \(server.text)")
+        }
+        let withoutPort = try ServerProcess(["--port", "0", "--tls-self-signed"])
+        #expect(await withoutPort.waitForExit(timeout: .seconds(10)) == 64)
+        #expect(withoutPort.text.contains("need --tls-port"))
+        let samePort = try ServerProcess(["--port", "8443", "--tls-port", "8443"])
+        #expect(await samePort.waitForExit(timeout: .seconds(10)) == 64)
+    }
+
+    @Test func givenFilesServeTheirCertificate() async throws {
+        let directory = try Self.scratch()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let key = directory.appendingPathComponent("k.key").path
+        let certificate = directory.appendingPathComponent("c.pem").path
+        let openssl = Process()
+        openssl.executableURL = URL(fileURLWithPath: "/usr/bin/openssl")
+        openssl.arguments = [
+            "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-keyout", key, "-out", certificate, "-days", "30",
+            "-subj", "/CN=localhost", "-addext", "subjectAltName=DNS:localhost",
+        ]
+        openssl.standardOutput = FileHandle.nullDevice
+        openssl.standardError = FileHandle.nullDevice
+        try openssl.run()
+        openssl.waitUntilExit()
+        let server = try ServerProcess(["--port", "0", "--tls-port", "0", "--tls-cert", certificate, "--tls-key", key])
+        let port = try await server.waitForListening()
+        let served = try await RawHTTPClient(port: port).get("/__admin/tls/cert.pem")
+        #expect(served.status == 200)
+        #expect(served.text == (try String(contentsOfFile: certificate, encoding: .utf8)))
+        server.process.terminate()
+        _ = await server.waitForExit(timeout: .seconds(2))
+    }
+}
