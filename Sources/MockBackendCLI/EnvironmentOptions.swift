@@ -9,6 +9,7 @@ enum EnvironmentOptions {
         "host", "port", "public-dir", "openapi-file", "log-level", "log-format", "max-connections", "heartbeat",
         "sse-padding", "session-ttl", "userinfo-idle-timeout", "balance-update-variants", "clock",
         "speed", "seed", "generation-seconds", "scenario", "mappings", "api-key",
+        "admin-token",
     ]
 
     /// The variable that sets `option`.
