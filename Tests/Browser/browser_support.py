@@ -75,10 +75,13 @@ class Server:
                     found.set()
 
         threading.Thread(target=drain, daemon=True).start()
-        if not found.wait(self.startup_timeout):
-            self.stop()
-            tail = "\n".join(self.output[-20:])
-            raise Failure(f"{' '.join(command)} printed no 'listening' line in {self.startup_timeout} s:\n{tail}")
+        deadline = time.monotonic() + self.startup_timeout
+        while not found.wait(0.05):
+            if self.process.poll() is not None or time.monotonic() >= deadline:
+                self.stop()
+                tail = "\n".join(self.output[-20:])
+                ended = f"exited with {self.process.returncode}" if self.process.poll() is not None else "timed out"
+                raise Failure(f"{' '.join(command)} {ended} before its 'listening' line:\n{tail}")
         return self
 
     def __exit__(self, *exc):
