@@ -82,12 +82,15 @@ public final class MockBackendApp: Sendable {
             if let response = stubs.fallbackResponse(for: request) { return response }
             return try staticFiles?.respond(to: request)
         }
+        var middleware: [any HTTPMiddleware] = [
+            RequestJournalMiddleware(journal: requests), FaultMiddleware(store: faults, feed: events),
+            StubMiddleware(stubs: stubs),
+        ]
+        if let token = configuration.adminToken, !token.isEmpty {
+            middleware.insert(AdminAuthenticationMiddleware(token: token), at: 0)
+        }
         let responder = RoutingResponder(
-            router: router,
-            middleware: [
-                RequestJournalMiddleware(journal: requests), FaultMiddleware(store: faults, feed: events),
-                StubMiddleware(stubs: stubs),
-            ],
+            router: router, middleware: middleware,
             fallback: fallback, logger: logger)
         server = HTTPServer(configuration: configuration.http, responder: responder, logger: logger)
         tlsServer = configuration.tls.map { tls in

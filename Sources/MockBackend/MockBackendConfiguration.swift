@@ -25,6 +25,10 @@ public struct MockBackendConfiguration: Sendable {
     /// The key of the workflow API (`Authorization: Bearer <key>` or `X-API-Key`, `--api-key`).
     /// Nil or empty: a key generated at start from `SecureToken`, printed in the startup block.
     public var workflowAPIKey: String?
+    /// The token every `/__admin` route but `/__admin/health` asks for (`Authorization: Bearer`,
+    /// or `?access_token=` on `GET /__admin/events`; `--admin-token`). Nil or empty: the admin
+    /// API is open.
+    public var adminToken: String?
     /// Seed data; `POST /__admin/reset` returns to it.
     public var scenario = Scenario.builtIn
     /// A directory of WireMock mapping files (`--mappings`), loaded by `start()`; reset

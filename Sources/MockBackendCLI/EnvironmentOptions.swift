@@ -8,8 +8,8 @@ enum EnvironmentOptions {
     static let valueOptions = [
         "host", "port", "public-dir", "openapi-file", "log-level", "log-format", "max-connections", "heartbeat",
         "sse-padding", "session-ttl", "userinfo-idle-timeout", "balance-update-variants", "clock",
-        "speed", "seed", "generation-seconds", "scenario", "mappings", "api-key", "tls-port", "tls-cert", "tls-key",
-        "tls-cert-out",
+        "speed", "seed", "generation-seconds", "scenario", "mappings", "api-key", "admin-token", "tls-port",
+        "tls-cert", "tls-key", "tls-cert-out",
     ]
 
     /// Every flag, by its long name; `1`, `true` or `yes` in its variable turns it on.

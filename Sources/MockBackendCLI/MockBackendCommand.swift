@@ -94,6 +94,12 @@ struct MockBackendCommand: ParsableCommand {
     )
     var apiKey: String?
 
+    @Option(
+        help:
+            "Token every /__admin route but /__admin/health asks for (Authorization: Bearer; ?access_token= on /__admin/events); the dashboard asks for it. Default: none, the admin API is open."
+    )
+    var adminToken: String?
+
     @Option(help: "Makes ids of simulated things and simulated randomness repeatable.")
     var seed: UInt64?
 
@@ -184,6 +190,7 @@ struct MockBackendCommand: ParsableCommand {
         configuration.clock = clock == .manual ? .manual : .real(speed: speed)
         configuration.seed = seed
         configuration.workflowAPIKey = apiKey
+        configuration.adminToken = adminToken
         if let generationSeconds {
             configuration.generations.duration = .milliseconds(Int((generationSeconds * 1000).rounded()))
         }

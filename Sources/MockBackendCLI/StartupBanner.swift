@@ -40,8 +40,14 @@ struct StartupBanner {
                 "  user       \(user.username) / \(user.password)  userId \(user.userId)  \(user.currency) \(user.realBalance)"
                     + (user.bonusBalance > 0 ? " + bonus \(user.bonusBalance)" : ""))
         }
-        if !["127.0.0.1", "localhost", "::1"].contains(configuration.http.host) {
-            lines.append("  warning    listening beyond loopback: anyone on the network can reach the admin API")
+        let hasAdminToken = !(configuration.adminToken ?? "").isEmpty
+        if hasAdminToken {
+            lines.append("  admin auth Authorization: Bearer <--admin-token> (the dashboard asks for it)")
+        }
+        if !["127.0.0.1", "localhost", "::1"].contains(configuration.http.host), !hasAdminToken {
+            lines.append(
+                "  warning    listening beyond loopback without --admin-token: anyone on the network can reach the admin API"
+            )
         }
         lines.append("mockbackend listening on \(baseURL)")
         return lines.joined(separator: "\n")

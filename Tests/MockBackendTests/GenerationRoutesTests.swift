@@ -173,4 +173,30 @@ struct GenerationRoutesTests {
             #expect(notReady.status == 404)
         }
     }
+
+    @Test func adminListsEveryGenerationWithOwnerPromptAndStream() async throws {
+        try await withRunningServer(Self.manual()) { server in
+            #expect(try await server.request("GET", "/__admin/generations").text == "[]")
+            let first = try id(of: try await create(server, try await token(server), prompt: "one"))
+            let second = try id(
+                of: try await create(server, try await token(server, "alice@example.com", "alice1234"), prompt: "two"))
+            _ = try await server.request("POST", "/__admin/generations/\(first)/fail", body: #"{"message":"GPU"}"#)
+            let listed = try await server.request("GET", "/__admin/generations")
+            #expect(listed.status == 200)
+            let entries = try #require(
+                try JSONSerialization.jsonObject(with: Data(listed.body)) as? [[String: Any]])
+            let byId = Dictionary(
+                uniqueKeysWithValues: entries.compactMap { entry in
+                    (entry["id"] as? String).map { ($0, entry) }
+                })
+            #expect(Set(byId.keys) == [first, second])
+            #expect(byId[first]?["status"] as? String == "failed")
+            #expect(byId[first]?["error"] as? String == "GPU")
+            #expect(byId[first]?["userId"] as? Int == 7_000_001)
+            #expect(byId[second]?["userId"] as? Int == 7_000_002)
+            #expect(byId[second]?["prompt"] as? String == "two")
+            #expect(byId[second]?["stream"] as? String == "generations/\(second)")
+            #expect(byId[second]?["status"] as? String == "queued")
+        }
+    }
 }

@@ -241,4 +241,24 @@ struct ImportRoutesTests {
         }
         #expect(first == second)
     }
+
+    @Test func adminListsEveryJobOldestFirstWithItsStream() async throws {
+        try await withRunningServer(Self.manual()) { server in
+            #expect(try await server.request("GET", "/__admin/imports").text == "[]")
+            let first = try JSONDecoder().decode(
+                Accepted.self, from: Data(try await upload(server, booksCSV(rows: 10)).body))
+            let second = try JSONDecoder().decode(
+                Accepted.self, from: Data(try await upload(server, booksCSV(rows: 20, badEvery: 2)).body))
+            _ = try await server.request("POST", "/__admin/imports/\(second.jobId)/complete")
+            let listed = try await server.request("GET", "/__admin/imports")
+            #expect(listed.status == 200)
+            let jobs = try #require(try JSONSerialization.jsonObject(with: Data(listed.body)) as? [[String: Any]])
+            #expect(jobs.map { $0["jobId"] as? String } == [first.jobId, second.jobId])
+            #expect(jobs.map { $0["stream"] as? String } == ["imports/\(first.jobId)", "imports/\(second.jobId)"])
+            #expect(jobs.map { $0["status"] as? String } == ["queued", "complete"])
+            #expect(jobs[1]["failedRows"] as? Int == 10)
+            #expect(jobs[1]["totalRows"] as? Int == 20)
+            #expect((jobs[0]["createdAt"] as? String)?.hasSuffix("Z") == true)
+        }
+    }
 }

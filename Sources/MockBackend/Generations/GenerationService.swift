@@ -78,6 +78,11 @@ public final class GenerationService: Sendable {
         return generation
     }
 
+    /// Every generation, oldest first.
+    var all: [Generation] {
+        generations.withLock { Array($0.values) }.sorted { ($0.createdAt, $0.id) < ($1.createdAt, $1.id) }
+    }
+
     private func step(_ generation: Generation, by percent: Int) {
         let finished = generation.state.withLock { state -> Bool in
             guard !state.isFinished else { return false }

@@ -1,5 +1,11 @@
 import MockBackendHTTP
 
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
+
 /// What `GET /api/v2/imports/{jobId}` (and V1's status route) answers: the job's state,
 /// which its stream reflects event by event.
 public struct ImportSnapshot: Codable, Sendable, Equatable {
@@ -38,12 +44,15 @@ final class ImportJob: Sendable {
     /// Whether each data row is good: same column count as the header, first column set.
     let rowIsValid: [Bool]
     let stream: EventStream
+    /// When the upload was accepted (ISO 8601).
+    let createdAt: String
     let state = LockedValue(State())
 
     init(id: String, rowIsValid: [Bool], stream: EventStream) {
         self.id = id
         self.rowIsValid = rowIsValid
         self.stream = stream
+        createdAt = Timestamp.iso8601(Date())
     }
 
     var totalRows: Int { rowIsValid.count }

@@ -62,6 +62,11 @@ public final class ImportService: Sendable {
         jobs.withLock { $0[id] ?? $0["import_" + id] }
     }
 
+    /// Every job, oldest first.
+    var all: [ImportJob] {
+        jobs.withLock { Array($0.values) }.sorted { ($0.createdAt, $0.id) < ($1.createdAt, $1.id) }
+    }
+
     private func begin(_ job: ImportJob) {
         let started = job.state.withLock { state -> Bool in
             guard state.status == .queued else { return false }

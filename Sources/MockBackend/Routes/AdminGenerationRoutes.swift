@@ -1,8 +1,35 @@
 import MockBackendHTTP
 
-/// `POST /__admin/generations/{id}/fail|complete`.
+/// `GET /__admin/generations` and `POST /__admin/generations/{id}/fail|complete`.
 struct AdminGenerationRoutes {
     let generations: GenerationService
+
+    /// One generation in `GET /__admin/generations`: its polling snapshot, its owner and
+    /// prompt, and the name of its stream.
+    struct Entry: Encodable {
+        var id: String
+        var status: String
+        var progress: Int
+        var createdAt: String
+        var completedAt: String?
+        var error: String?
+        var userId: Int
+        var prompt: String
+        var stream: String
+
+        init(_ generation: Generation) {
+            let snapshot = generation.snapshot
+            id = snapshot.id
+            status = snapshot.status
+            progress = snapshot.progress
+            createdAt = snapshot.createdAt
+            completedAt = snapshot.completedAt
+            error = snapshot.error
+            userId = generation.userId
+            prompt = generation.prompt
+            stream = generation.stream.name
+        }
+    }
 
     struct FailRequest: Decodable {
         var message: String?
@@ -10,6 +37,7 @@ struct AdminGenerationRoutes {
 
     func register(on router: inout Router) {
         let generations = generations
+        router.get("/__admin/generations") { _ in try .json(generations.all.map(Entry.init)) }
         router.post("/__admin/generations/{id}/fail") { request in
             let generation = try GenerationRoutes.generation(request, generations, userId: nil)
             let body = try RequestBody.decode(FailRequest.self, from: request)

@@ -1,8 +1,35 @@
 import MockBackendHTTP
 
-/// `POST /__admin/imports/{jobId}/fail|pause|resume|complete`.
+/// `GET /__admin/imports` and `POST /__admin/imports/{jobId}/fail|pause|resume|complete`.
 struct AdminImportRoutes {
     let imports: ImportService
+
+    /// One job in `GET /__admin/imports`: its polling snapshot, when it was uploaded, and
+    /// the name of its stream.
+    struct Entry: Encodable {
+        var jobId: String
+        var status: String
+        var progress: Double
+        var processedRows: Int
+        var totalRows: Int
+        var successfulRows: Int
+        var failedRows: Int
+        var createdAt: String
+        var stream: String
+
+        init(_ job: ImportJob) {
+            let snapshot = job.snapshot
+            jobId = snapshot.jobId
+            status = snapshot.status
+            progress = snapshot.progress
+            processedRows = snapshot.processedRows
+            totalRows = snapshot.totalRows
+            successfulRows = snapshot.successfulRows
+            failedRows = snapshot.failedRows
+            createdAt = job.createdAt
+            stream = job.stream.name
+        }
+    }
 
     struct FailRequest: Decodable {
         var code: String?
@@ -11,6 +38,7 @@ struct AdminImportRoutes {
 
     func register(on router: inout Router) {
         let imports = imports
+        router.get("/__admin/imports") { _ in try .json(imports.all.map(Entry.init)) }
         router.post("/__admin/imports/{jobId}/fail") { request in
             let job = try ImportRoutes.job(request, imports)
             let body = try RequestBody.decode(FailRequest.self, from: request)
