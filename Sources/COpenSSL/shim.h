@@ -19,6 +19,12 @@ static inline long mockbackend_SSL_CTX_set_server_modes(SSL_CTX *context) {
         context, SSL_MODE_ENABLE_PARTIAL_WRITE | SSL_MODE_ACCEPT_MOVING_WRITE_BUFFER | SSL_MODE_RELEASE_BUFFERS);
 }
 
+/// Read ahead: one read() takes as many records as the socket holds, instead of a read
+/// for each record header and another for its body (SSL_CTX_set_read_ahead is a macro).
+static inline void mockbackend_SSL_CTX_enable_read_ahead(SSL_CTX *context) {
+    SSL_CTX_set_read_ahead(context, 1);
+}
+
 /// TLS 1.2 at least (SSL_CTX_set_min_proto_version is a macro).
 static inline int mockbackend_SSL_CTX_require_tls12(SSL_CTX *context) {
     return (int)SSL_CTX_set_min_proto_version(context, TLS1_2_VERSION);

@@ -57,7 +57,9 @@ final class TLSByteStream: ByteStream {
 
     var hasBufferedInput: Bool {
         guard let connection, !failed else { return false }
-        return SSL_pending(connection) > 0
+        // With read-ahead, OpenSSL may hold raw records the socket will not signal again;
+        // SSL_has_pending counts those as well as decrypted bytes.
+        return SSL_has_pending(connection) == 1
     }
 
     func shutdownWrite() {

@@ -33,6 +33,7 @@ public final class TLSContext: StreamTransport, @unchecked Sendable {
         signal(SIGPIPE, SIG_IGN)
         _ = mockbackend_SSL_CTX_set_server_modes(context)
         mockbackend_SSL_CTX_set_server_options(context)
+        mockbackend_SSL_CTX_enable_read_ahead(context)
         guard mockbackend_SSL_CTX_require_tls12(context) == 1 else {
             throw TLSError.openSSL("cannot require TLS 1.2")
         }
