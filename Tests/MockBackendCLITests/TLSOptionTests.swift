@@ -10,6 +10,16 @@ struct TLSOptionTests {
         return url
     }
 
+    /// A certificate and key from the `openssl` command line, as a developer makes them.
+    private static func makeCertificate(_ keyOptions: [String], _ key: String, _ certificate: String) async throws {
+        let openssl = try ToolRun(
+            "/usr/bin/openssl",
+            ["req", "-x509"] + keyOptions + [
+                "-nodes", "-keyout", key, "-out", certificate, "-days", "30", "-subj", "/CN=localhost",
+            ])
+        #expect(await openssl.exitStatus() == 0, "\(openssl.output)")
+    }
+
     /// The HTTPS port the startup block names.
     private static func httpsPort(in banner: String) -> Int? {
         guard let range = banner.range(of: #"https      https://127\.0\.0\.1:(\d+)/"#, options: .regularExpression)
@@ -28,14 +38,10 @@ struct TLSOptionTests {
         #expect(banner.contains(/tls sha256 ([0-9A-F]{2}:){31}[0-9A-F]{2}/))
         let pem = try String(contentsOfFile: certificateFile, encoding: .utf8)
         #expect(pem.hasPrefix("-----BEGIN CERTIFICATE-----"))
-        let curl = Process()
-        curl.executableURL = URL(fileURLWithPath: "/usr/bin/curl")
-        curl.arguments = ["--silent", "--fail", "--cacert", certificateFile, "https://localhost:\(tlsPort)/health"]
-        curl.standardOutput = FileHandle.nullDevice
-        curl.standardError = FileHandle.nullDevice
-        try curl.run()
-        curl.waitUntilExit()
-        #expect(curl.terminationStatus == 0)
+        let curl = try ToolRun(
+            "/usr/bin/curl", ["--silent", "--fail", "--cacert", certificateFile, "https://localhost:\(tlsPort)/health"])
+        #expect(await curl.exitStatus() == 0)
+        #expect(curl.output == #"{"status":"ok"}"#)
         server.process.terminate()
         #expect(await server.waitForExit(timeout: .seconds(2)) == 0)
     }
@@ -58,16 +64,8 @@ struct TLSOptionTests {
         let certificateA = directory.appendingPathComponent("a.pem").path
         let keyB = directory.appendingPathComponent("b.key").path
         for (key, certificate) in [(keyA, certificateA), (keyB, directory.appendingPathComponent("b.pem").path)] {
-            let openssl = Process()
-            openssl.executableURL = URL(fileURLWithPath: "/usr/bin/openssl")
-            openssl.arguments = [
-                "req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1", "-nodes", "-keyout", key,
-                "-out", certificate, "-days", "30", "-subj", "/CN=localhost",
-            ]
-            openssl.standardOutput = FileHandle.nullDevice
-            openssl.standardError = FileHandle.nullDevice
-            try openssl.run()
-            openssl.waitUntilExit()
+            try await Self.makeCertificate(
+                ["-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1"], key, certificate)
         }
         let cases: [([String], String)] = [
             (["--tls-cert", directory.appendingPathComponent("none.pem").path, "--tls-key", keyA], "cannot read"),
@@ -92,16 +90,7 @@ struct TLSOptionTests {
         defer { try? FileManager.default.removeItem(at: directory) }
         let key = directory.appendingPathComponent("k.key").path
         let certificate = directory.appendingPathComponent("c.pem").path
-        let openssl = Process()
-        openssl.executableURL = URL(fileURLWithPath: "/usr/bin/openssl")
-        openssl.arguments = [
-            "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-keyout", key, "-out", certificate, "-days", "30",
-            "-subj", "/CN=localhost", "-addext", "subjectAltName=DNS:localhost",
-        ]
-        openssl.standardOutput = FileHandle.nullDevice
-        openssl.standardError = FileHandle.nullDevice
-        try openssl.run()
-        openssl.waitUntilExit()
+        try await Self.makeCertificate(["-newkey", "rsa:2048"], key, certificate)
         let server = try ServerProcess(["--port", "0", "--tls-port", "0", "--tls-cert", certificate, "--tls-key", key])
         let port = try await server.waitForListening()
         let served = try await RawHTTPClient(port: port).get("/__admin/tls/cert.pem")

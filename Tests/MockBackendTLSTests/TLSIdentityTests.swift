@@ -1,5 +1,6 @@
 import Foundation
 import MockBackendTLS
+import MockBackendTesting
 import Testing
 
 @Suite("TLS certificates")
