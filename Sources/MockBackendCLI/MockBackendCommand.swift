@@ -32,17 +32,24 @@ extension Logger.Level: @retroactive ExpressibleByArgument {}
 
 extension BalanceUpdateVariants: ExpressibleByArgument {}
 
-/// `mockbackend`: runs the mock backend until SIGINT or SIGTERM.
+/// `mockbackend`: runs the mock backend until SIGINT or SIGTERM. The server is what runs
+/// when no subcommand is named, so `mockbackend --port 8080` starts it; `mockbackend health`
+/// checks a running one.
 struct MockBackendCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "mockbackend",
         abstract: "A mock backend server for SSE-heavy clients, with faults on demand.",
+        usage: """
+            mockbackend [<options>]
+            mockbackend health [<options>]
+            """,
         discussion: """
             Every option can also be set through the environment as MOCKBACKEND_<NAME>, \
             e.g. MOCKBACKEND_PORT=8080 or MOCKBACKEND_MAX_CONNECTIONS=100; \
             a flag on the command line wins over the environment.
             """,
-        version: MockBackendVersion.current
+        version: MockBackendVersion.current,
+        subcommands: [HealthCommand.self]
     )
 
     @Option(help: "Address to listen on (0.0.0.0 to listen on every interface).")
@@ -242,8 +249,15 @@ struct MockBackendCommand: ParsableCommand {
 @main
 enum Entry {
     static func main() {
-        let arguments = EnvironmentOptions.merge(
-            Array(CommandLine.arguments.dropFirst()), environment: ProcessInfo.processInfo.environment)
-        MockBackendCommand.main(arguments)
+        let arguments = Array(CommandLine.arguments.dropFirst())
+        // The MOCKBACKEND_* variables configure the server. `health` runs in the server's
+        // container with the same environment and must not fail on the server's settings
+        // (a scenario file it would load and check, say).
+        guard arguments.first != HealthCommand.configuration.commandName else {
+            MockBackendCommand.main(arguments)
+            return
+        }
+        MockBackendCommand.main(
+            EnvironmentOptions.merge(arguments, environment: ProcessInfo.processInfo.environment))
     }
 }
