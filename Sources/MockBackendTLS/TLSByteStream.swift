@@ -62,6 +62,13 @@ final class TLSByteStream: ByteStream {
         return SSL_has_pending(connection) == 1
     }
 
+    /// No lingering: close_notify already tells the peer where the data ends, and an armed
+    /// read source that sees the peer's reset (a client that leaves without reading our
+    /// close_notify) crashes libdispatch's epoll manager under load (the muxnote
+    /// use-after-free of swift-corelibs-libdispatch issue 949). `close` drains what has
+    /// arrived instead, so a close with unread input rarely turns into RST.
+    var lingersBeforeClose: Bool { false }
+
     func shutdownWrite() {
         sendCloseNotify()
         _ = shutdown(fileDescriptor, Int32(SHUT_WR))
@@ -73,6 +80,8 @@ final class TLSByteStream: ByteStream {
             _ = setsockopt(fileDescriptor, SOL_SOCKET, SO_LINGER, &option, socklen_t(MemoryLayout<linger>.size))
         } else {
             sendCloseNotify()
+            var discard = [UInt8](repeating: 0, count: 4096)
+            for _ in 0..<4 where recv(fileDescriptor, &discard, discard.count, Int32(MSG_DONTWAIT)) > 0 {}
         }
         if let connection { SSL_free(connection) }
         #if canImport(Glibc)

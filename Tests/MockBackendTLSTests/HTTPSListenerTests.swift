@@ -151,3 +151,46 @@ struct HTTPSPipeliningTests {
         }
     }
 }
+
+@Suite("HTTPS closing")
+struct HTTPSClosingTests {
+    /// `Connection: close` over TLS: the whole response, then close_notify and the end of
+    /// the connection; many clients in a row that leave without reading close_notify
+    /// (their kernel answers it with RST) leave the server serving.
+    @Test func closesAfterTheResponseAndSurvivesClientsThatResetAtTheEnd() async throws {
+        try await withTLSServer { tls in
+            let script = """
+                import os, socket, ssl, sys
+                context = ssl.create_default_context(cafile=sys.argv[1])
+                port = int(sys.argv[2])
+                with socket.create_connection(("127.0.0.1", port)) as raw:
+                    with context.wrap_socket(raw, server_hostname="localhost") as tls:
+                        tls.sendall(b"GET /health HTTP/1.1\\r\\nHost: localhost\\r\\nConnection: close\\r\\n\\r\\n")
+                        tls.settimeout(10)
+                        received = b""
+                        while True:
+                            chunk = tls.recv(4096)
+                            if not chunk:
+                                break
+                            received += chunk
+                        print("closed", received.endswith(b'{"status":"ok"}'))
+                for _ in range(300):
+                    raw = socket.create_connection(("127.0.0.1", port))
+                    tls = context.wrap_socket(raw, server_hostname="localhost")
+                    tls.sendall(b"GET /health HTTP/1.0\\r\\n\\r\\n")
+                    received = b""
+                    while b'"ok"}' not in received:
+                        received += tls.recv(4096)
+                    os.close(tls.detach())
+                print("resets done")
+                """
+            let run = try ToolRun("/usr/bin/env", ["python3", "-c", script, tls.certificateFile, "\(tls.tlsPort)"])
+            #expect(await run.exitStatus(timeout: .seconds(60)) == 0, "\(run.output)")
+            #expect(run.output.contains("closed True"), "\(run.output)")
+            #expect(run.output.contains("resets done"), "\(run.output)")
+            let after = try ToolRun.curl(tls, ["\(tls.httpsURL)/health"])
+            #expect(await after.exitStatus() == 0)
+            #expect(await eventually { SocketCensus.serverSideDescriptors(port: tls.tlsPort) == 0 })
+        }
+    }
+}

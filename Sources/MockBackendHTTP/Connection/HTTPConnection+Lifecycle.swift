@@ -14,7 +14,7 @@ extension HTTPConnection {
     /// could lose the response it has not read yet (RFC 9112 §9.6).
     func beginLinger() {
         guard lifecycle == .closingAfterWrites else { return }
-        if peerClosed {
+        if peerClosed || !stream.lingersBeforeClose {
             close(reason: .connectionClosed)
             return
         }

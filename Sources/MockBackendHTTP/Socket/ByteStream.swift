@@ -30,6 +30,8 @@ public protocol ByteStream: AnyObject {
     /// Whether input is held inside the stream that the socket will not signal again: TLS
     /// may decrypt more of a record than one read returned. Plain TCP never holds any.
     var hasBufferedInput: Bool { get }
+    /// Whether closing waits for the peer (FIN, then drain input) or happens at once.
+    var lingersBeforeClose: Bool { get }
     /// Sends FIN after everything written so far; reading stays possible.
     func shutdownWrite()
     /// Releases the socket. With `reset`, the peer sees RST instead of FIN.

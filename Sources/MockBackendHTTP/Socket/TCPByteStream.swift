@@ -41,6 +41,8 @@ public final class TCPByteStream: ByteStream {
 
     public var hasBufferedInput: Bool { false }
 
+    public var lingersBeforeClose: Bool { true }
+
     public func shutdownWrite() {
         Platform.shutdownWrite(fileDescriptor)
     }
