@@ -25,6 +25,12 @@ static inline void mockbackend_SSL_CTX_enable_read_ahead(SSL_CTX *context) {
     SSL_CTX_set_read_ahead(context, 1);
 }
 
+/// No server-side session cache: TLS 1.3 resumes through stateless tickets, and the cache's
+/// periodic sweep walks every stored session (SSL_CTX_set_session_cache_mode is a macro).
+static inline void mockbackend_SSL_CTX_disable_session_cache(SSL_CTX *context) {
+    SSL_CTX_set_session_cache_mode(context, SSL_SESS_CACHE_OFF);
+}
+
 /// TLS 1.2 at least (SSL_CTX_set_min_proto_version is a macro).
 static inline int mockbackend_SSL_CTX_require_tls12(SSL_CTX *context) {
     return (int)SSL_CTX_set_min_proto_version(context, TLS1_2_VERSION);

@@ -34,6 +34,7 @@ public final class TLSContext: StreamTransport, @unchecked Sendable {
         _ = mockbackend_SSL_CTX_set_server_modes(context)
         mockbackend_SSL_CTX_set_server_options(context)
         mockbackend_SSL_CTX_enable_read_ahead(context)
+        mockbackend_SSL_CTX_disable_session_cache(context)
         guard mockbackend_SSL_CTX_require_tls12(context) == 1 else {
             throw TLSError.openSSL("cannot require TLS 1.2")
         }
