@@ -93,7 +93,9 @@ log "server on $BASE_URL"
 
 # --- schemathesis ------------------------------------------------------------------------
 status=0
+# Hypothesis keeps its caches under .build, not in the repository root.
 CONTRACT_BASE_URL=$BASE_URL CONTRACT_API_KEY=$API_KEY CONTRACT_SPEED=$SPEED \
+    HYPOTHESIS_STORAGE_DIRECTORY="$ROOT/.build/contract-hypothesis" \
     SCHEMATHESIS_HOOKS="${CONTRACT_HOOKS:-$ROOT/openapi/contract_hooks.py}" \
     timeout --signal=INT --kill-after=30 "${CONTRACT_TIME_LIMIT:-1200}" \
     "$VENV/bin/schemathesis" --config-file openapi/schemathesis.toml run openapi/openapi.yaml \
