@@ -61,6 +61,24 @@ struct RouterTests {
         #expect(options.headers["Allow"] == "POST, OPTIONS")
     }
 
+    /// As OpenAPI matches paths: a concrete path is not also the template beside it.
+    @Test func aLiteralSegmentBeatsAParameter() {
+        var router = Router()
+        router.get("/items/{id}") { _ in .text("item") }
+        router.post("/items/reset") { _ in .text("reset") }
+        guard case .methodNotAllowed(let allow) = router.resolve(method: "GET", path: "/items/reset") else {
+            Issue.record("GET /items/reset should not reach /items/{id}")
+            return
+        }
+        #expect(allow == ["POST", "OPTIONS"])
+        guard case .matched(let route, let parameters) = router.resolve(method: "GET", path: "/items/other") else {
+            Issue.record("GET /items/other should reach /items/{id}")
+            return
+        }
+        #expect(route.pattern.description == "/items/{id}")
+        #expect(parameters == ["id": "other"])
+    }
+
     @Test func headFallsBackToGet() {
         #expect(responder().respond(to: HTTPRequest(method: "HEAD", target: "/users/3")).status == 200)
     }

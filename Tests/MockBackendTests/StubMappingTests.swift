@@ -381,10 +381,15 @@ struct AdminMappingRoutesTests {
             #expect(try JSONDecoder().decode(MappingEntry.self, from: Data(put.body)).id == id)
             #expect(try await server.request("GET", "/edit").text == "after")
             #expect(try await list(server).mappings.last?.id == id)
-            let wrongID = try await server.request(
+            // As in WireMock, the path names the mapping; an id in the body is only checked.
+            let otherID = try await server.request(
                 "PUT", "/__admin/mappings/\(id)", body: #"{"id": "else", "request": {}, "response": {}}"#)
-            #expect(wrongID.status == 400)
-            #expect(wrongID.text.contains("INVALID_MAPPING"))
+            #expect(otherID.status == 200)
+            #expect(try JSONDecoder().decode(MappingEntry.self, from: Data(otherID.body)).id == id)
+            let badID = try await server.request(
+                "PUT", "/__admin/mappings/\(id)", body: #"{"id": "a/b", "request": {}, "response": {}}"#)
+            #expect(badID.status == 400)
+            #expect(badID.text.contains("INVALID_MAPPING"))
             let invalid = try await server.request(
                 "PUT", "/__admin/mappings/\(id)", body: #"{"request": {}, "response": {"status": 0}}"#)
             #expect(invalid.status == 400)
@@ -587,7 +592,8 @@ struct InvalidMapping: Sendable, CustomTestStringConvertible {
         InvalidMapping(#"{"priority": 0, "request": {}, "response": {}}"#, "priority must be 1 or more"),
         InvalidMapping(#"{"priority": "high", "request": {}, "response": {}}"#, "priority must be an integer"),
         InvalidMapping(#"{"id": "a/b", "request": {}, "response": {}}"#, "id must be 1-128 letters"),
-        InvalidMapping(#"{"id": "a", "uuid": "b", "request": {}, "response": {}}"#, "uuid differs from id"),
+        InvalidMapping(#"{"id": "a", "uuid": "b/c", "request": {}, "response": {}}"#, "uuid must be 1-128 letters"),
+        InvalidMapping(#"{"id": "reset", "request": {}, "response": {}}"#, "id must not be 'reset'"),
         InvalidMapping(#"{"request": [], "response": {}}"#, "request must be a JSON object"),
         InvalidMapping(
             request(#"{"urlPathPattern": "(["}"#), "request.urlPathPattern is not a valid regular expression"),

@@ -148,11 +148,23 @@ public final class SimulationClock: Sendable {
                 state.wakeup = nil
                 return
             }
-            let wait = max(.zero, (earliest - Self.now(in: state)) / speed)
             let wakeup = state.wakeup ?? makeWakeup()
             state.wakeup = wakeup
-            wakeup.schedule(deadline: .now() + DispatchDuration.interval(wait))
+            wakeup.schedule(deadline: .now() + Self.realWait(until: earliest - Self.now(in: state), speed: speed))
         }
+    }
+
+    /// The longest real time the wakeup sleeps; when it wakes early it finds nothing due and
+    /// sleeps again, so this only bounds the arithmetic.
+    static let longestRealWait: Double = 3600
+
+    /// Real time until `simulated` time has passed at `speed`, computed in floating point
+    /// and capped at `longestRealWait`: `Duration / Double` traps on overflow, and a tiny
+    /// speed (any value above 0 is allowed) makes the quotient overflow.
+    static func realWait(until simulated: Duration, speed: Double) -> DispatchTimeInterval {
+        let seconds = Double(simulated.components.seconds) + Double(simulated.components.attoseconds) / 1e18
+        let wait = min(max(seconds / speed, 0), longestRealWait)
+        return .nanoseconds(Int((wait * 1e9).rounded(.up)))
     }
 
     private func makeWakeup() -> DispatchSourceTimer {

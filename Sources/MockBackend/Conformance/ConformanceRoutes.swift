@@ -37,8 +37,9 @@ struct ConformanceRoutes {
         let chunk = try integer(request, "chunk", default: 0, range: 0...1_048_576)
         let delay = try integer(request, "chunkDelay", default: 0, range: 0...60_000)
         let mime = request.queryValue("mime") ?? MediaType.eventStream
-        guard !mime.contains(where: { $0 == "\r" || $0 == "\n" }) else {
-            throw ProblemDetails.badRequest("mime must be one line.", code: "INVALID_QUERY")
+        guard MediaType.isValid(mime) else {
+            throw ProblemDetails.badRequest(
+                "mime must be a media type such as text/event-stream; charset=utf-8.", code: "INVALID_QUERY")
         }
         var response = HTTPResponse(
             status: 200, headers: ["Content-Type": mime, "Cache-Control": "no-cache"], body: .bytes(body))
@@ -51,7 +52,12 @@ struct ConformanceRoutes {
     static func echoLastEventID(_ request: HTTPRequest) throws -> HTTPResponse {
         let retry = try integer(request, "retry", default: 100, range: 0...600_000)
         let received = request.headers["Last-Event-ID"] ?? "none"
-        let event = ServerSentEvent(data: received, id: request.queryValue("id") ?? "1")
+        let id = request.queryValue("id") ?? "1"
+        // WHATWG HTML §9.2.6: a client ignores an id holding NULL, and CR or LF would end it.
+        guard !id.unicodeScalars.contains(where: { $0 == "\r" || $0 == "\n" || $0 == "\0" }) else {
+            throw ProblemDetails.badRequest("id must be one line without NULL.", code: "INVALID_QUERY")
+        }
+        let event = ServerSentEvent(data: received, id: id)
         return eventStream(SSEEncoder.encode(event, retry: retry))
     }
 
@@ -80,10 +86,11 @@ struct ConformanceRoutes {
     /// Without Last-Event-ID: `retry:`, one event `first` with id 1, and the end. With one:
     /// 204, which must stop the client for good.
     static func reconnectThen204(_ request: HTTPRequest) throws -> HTTPResponse {
+        // Checked first: a bad `retry` is refused on the reconnect too, not hidden by the 204.
+        let retry = try integer(request, "retry", default: 100, range: 0...600_000)
         if SSEEndpoint.lastEventID(of: request) != nil {
             return HTTPResponse(status: 204, headers: ["Cache-Control": "no-cache"])
         }
-        let retry = try integer(request, "retry", default: 100, range: 0...600_000)
         return eventStream(SSEEncoder.encode(ServerSentEvent(data: "first", id: "1"), retry: retry))
     }
 

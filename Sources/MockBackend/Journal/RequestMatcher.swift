@@ -68,11 +68,10 @@ public struct RequestMatcher: Codable, Sendable, Equatable {
     }
 
     static func regex(_ pattern: String, field: String) throws -> Regex<AnyRegexOutput> {
-        do {
-            return try Regex(pattern)
-        } catch {
+        guard let regex = PatternSyntax.compile(pattern) else {
             throw ProblemDetails.badRequest("Field '\(field)' is not a valid regular expression.", code: "INVALID_BODY")
         }
+        return regex
     }
 }
 

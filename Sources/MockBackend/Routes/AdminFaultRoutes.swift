@@ -55,6 +55,14 @@ struct AdminFaultRoutes {
         ] where (value ?? 0) < 0 {
             throw refuse(name, "must not be negative")
         }
+        // Checked for every kind, so a bad value in a field the kind ignores is still refused.
+        if let split = spec.split, split != "crlf", split != "utf8" {
+            throw refuse("fault.split", "must be crlf or utf8")
+        }
+        if let variant = spec.variant, variant != "MALFORMED_RESPONSE_CHUNK", variant != "RANDOM_DATA_THEN_CLOSE" {
+            throw refuse("fault.variant", "must be MALFORMED_RESPONSE_CHUNK or RANDOM_DATA_THEN_CLOSE")
+        }
+        if let kb = spec.kb, kb < 1 { throw refuse("fault.kb", "must be 1 or more") }
         switch spec.kind {
         case "delay", "latency":
             guard spec.ms != nil else { throw refuse("fault.ms", "is required for \(spec.kind)") }
@@ -68,16 +76,9 @@ struct AdminFaultRoutes {
             }
             guard spec.bytes != nil else { throw refuse("fault.bytes", "is required for cut_inside_event") }
         case "fragment":
-            if let split = spec.split, split != "crlf", split != "utf8" {
-                throw refuse("fault.split", "must be crlf or utf8")
-            }
-            if spec.split == nil, let bytes = spec.bytes, bytes < 1 { throw refuse("fault.bytes", "must be 1 or more") }
+            if let bytes = spec.bytes, bytes < 1 { throw refuse("fault.bytes", "must be 1 or more") }
         case "buffer":
-            guard let kb = spec.kb, kb >= 1 else { throw refuse("fault.kb", "must be 1 or more") }
-        case "malformed":
-            if let variant = spec.variant, variant != "MALFORMED_RESPONSE_CHUNK", variant != "RANDOM_DATA_THEN_CLOSE" {
-                throw refuse("fault.variant", "must be MALFORMED_RESPONSE_CHUNK or RANDOM_DATA_THEN_CLOSE")
-            }
+            guard spec.kb != nil else { throw refuse("fault.kb", "is required for buffer") }
         default:
             break
         }

@@ -37,10 +37,8 @@ struct AdminMappingRoutes {
         }
         router.put("/__admin/mappings/{id}") { request in
             let id = try Self.existing(request, in: stubs).id
-            let mapping = try StubMapping.parse(body: request.body, newID: { id })
-            guard mapping.id == id else {
-                throw StubMappingError(field: "id", "must be the id in the path (\(id)), not \(mapping.id)")
-            }
+            // The path names the mapping, as in WireMock; an id in the body is only checked.
+            let mapping = try StubMapping.parse(body: request.body, fixedID: id, newID: { id })
             guard stubs.update(mapping) else { throw Self.notFound(id) }
             return try .json(mapping.json)
         }

@@ -77,8 +77,9 @@ struct AdminPlayerRoutes {
                     "Field 'operationType' must be 0 (debit), 1 (credit), 2 (reserve) or 3 (release).",
                     code: "INVALID_BODY")
             }
-            guard body.amount.isFinite, body.amount != 0 else {
-                throw ProblemDetails.badRequest("Field 'amount' must be a non-zero number.", code: "INVALID_BODY")
+            guard body.amount.isFinite, body.amount != 0, abs(body.amount) <= Money.limit else {
+                throw ProblemDetails.badRequest(
+                    "Field 'amount' must be a non-zero number from -1e12 to 1e12.", code: "INVALID_BODY")
             }
             let posting = try player.post(
                 amount: body.amount, to: userId, wallet: wallet, productType: body.productType ?? "Casino",

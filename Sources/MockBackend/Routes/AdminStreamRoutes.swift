@@ -69,20 +69,11 @@ struct AdminStreamRoutes {
     }
 
     static func push(_ push: PushRequest, into stream: EventStream) throws -> PushResult {
-        guard let data = push.data else {
-            guard let retry = push.retry else {
-                throw ProblemDetails.badRequest(
-                    "Field 'data' is required unless 'retry' is given.", code: "INVALID_BODY")
-            }
-            try validate(retry: retry)
-            let count = stream.advertiseRetry(retry, toConnection: push.connection)
-            return PushResult(stream: stream.name, id: nil, delivered: count)
-        }
+        // Every field is checked whatever the request does, so a bad field is never ignored.
         if let retry = push.retry { try validate(retry: retry) }
         if let event = push.event, event.isEmpty || event.contains(where: \.isNewline) {
             throw ProblemDetails.badRequest("Field 'event' must be a non-empty single line.", code: "INVALID_BODY")
         }
-        let event = ServerSentEvent(type: push.event, data: data.text, id: push.id)
         let count = push.count ?? 1
         guard (1...1_000_000).contains(count) else {
             throw ProblemDetails.badRequest("Field 'count' must be from 1 to 1000000.", code: "INVALID_BODY")
@@ -91,6 +82,15 @@ struct AdminStreamRoutes {
             throw ProblemDetails.badRequest(
                 "Field 'count' cannot be combined with 'id' or 'connection'.", code: "INVALID_BODY")
         }
+        guard let data = push.data else {
+            guard let retry = push.retry else {
+                throw ProblemDetails.badRequest(
+                    "Field 'data' is required unless 'retry' is given.", code: "INVALID_BODY")
+            }
+            let count = stream.advertiseRetry(retry, toConnection: push.connection)
+            return PushResult(stream: stream.name, id: nil, delivered: count)
+        }
+        let event = ServerSentEvent(type: push.event, data: data.text, id: push.id)
         if let connection = push.connection {
             guard stream.send(event, retry: push.retry, toConnection: connection) else {
                 throw ProblemDetails(

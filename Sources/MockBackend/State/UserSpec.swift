@@ -18,11 +18,13 @@ struct UserSpec: Decodable {
     var problem: (field: String, reason: String)? {
         if username.isEmpty { return ("username", "must not be empty") }
         if password.isEmpty { return ("password", "must not be empty") }
-        if let currency, currency.count != 3 || !currency.allSatisfy(\.isUppercase) {
+        if let currency, currency.utf8.count != 3 || !currency.utf8.allSatisfy({ (65...90).contains($0) }) {
             return ("currency", "must be a three-letter code such as EUR, not \(currency)")
         }
         if (balance ?? 0) < 0 { return ("balance", "must not be negative") }
         if (bonus ?? 0) < 0 { return ("bonus", "must not be negative") }
+        if (balance ?? 0) > Money.limit { return ("balance", "must be at most 1e12") }
+        if (bonus ?? 0) > Money.limit { return ("bonus", "must be at most 1e12") }
         if (tokens ?? 0) < 0 { return ("tokens", "must not be negative") }
         return nil
     }

@@ -59,7 +59,8 @@ public enum MappingFiles {
     /// One file's mappings: a single mapping, or `{"mappings": [...]}`.
     public static func parse(_ bytes: [UInt8], newID: () -> String) throws(StubMappingError) -> [StubMapping] {
         let json = try StubMapping.decodeJSON(bytes)
-        guard case .object(let fields) = json, let list = fields["mappings"] else {
+        // `"mappings": null` counts as absent, as every null field of a mapping does.
+        guard case .object(let fields) = json, let list = fields["mappings"], list != .null else {
             return [try StubMapping.parse(json, newID: newID)]
         }
         let reader = try MappingFieldReader(json, path: "")

@@ -62,8 +62,12 @@ public struct StubMapping: Sendable {
 
     /// Reads one mapping. `path` prefixes every field named in an error (`mappings[1]` in a
     /// file holding several); `newID` makes the id of a mapping that has none.
+    ///
+    /// `uuid` is WireMock's alias of `id`: it names the mapping when `id` is absent and is
+    /// otherwise only checked. With `fixedID` (a `PUT` to `/__admin/mappings/{id}`, as in
+    /// WireMock) the path names the mapping and the ids in the body are only checked.
     public static func parse(
-        _ value: JSONValue, path: String = "", newID: () -> String
+        _ value: JSONValue, path: String = "", fixedID: String? = nil, newID: () -> String
     ) throws(StubMappingError) -> StubMapping {
         let reader = try MappingFieldReader(value, path: path)
         try reader.refuseUnknownKeys(
@@ -71,14 +75,14 @@ public struct StubMapping: Sendable {
             unsupported: unsupported)
         let givenID = try reader.string("id")
         let givenUUID = try reader.string("uuid")
-        if let givenID, let givenUUID, givenID != givenUUID {
-            throw StubMappingError(field: reader.field("uuid"), "differs from id; give one of them")
+        for (key, given) in [("id", givenID), ("uuid", givenUUID)] {
+            if let given { try validate(id: given, field: reader.field(key)) }
         }
-        let id = givenID ?? givenUUID ?? newID()
-        let idField = reader.field(givenID == nil ? "uuid" : "id")
-        guard (1...128).contains(id.count), id.utf8.allSatisfy(isUnreserved) else {
-            throw StubMappingError(field: idField, "must be 1-128 letters, digits, '-', '.', '_' or '~'")
-        }
+        let id = fixedID ?? givenID ?? givenUUID ?? newID()
+        try validate(id: id, field: reader.field("id"))
+        _ = try reader.bool("persistent")
+        _ = try reader.object("metadata")
+        _ = try reader.integer("insertionIndex")
         let priority = try reader.integer("priority")
         if let priority, priority < 1 {
             throw StubMappingError(field: reader.field("priority"), "must be 1 or more (1 answers first)")
@@ -100,8 +104,10 @@ public struct StubMapping: Sendable {
     }
 
     /// Reads a request body holding one mapping.
-    static func parse(body: [UInt8], newID: () -> String) throws(StubMappingError) -> StubMapping {
-        try parse(try decodeJSON(body), newID: newID)
+    static func parse(
+        body: [UInt8], fixedID: String? = nil, newID: () -> String
+    ) throws(StubMappingError) -> StubMapping {
+        try parse(try decodeJSON(body), fixedID: fixedID, newID: newID)
     }
 
     /// Parses JSON text, saying where it is broken.
@@ -115,6 +121,19 @@ public struct StubMapping: Sendable {
             throw StubMappingError("The body is not valid JSON.")
         }
     }
+
+    private static func validate(id: String, field: String) throws(StubMappingError) {
+        guard (1...128).contains(id.count), id.utf8.allSatisfy(isUnreserved) else {
+            throw StubMappingError(field: field, "must be 1-128 letters, digits, '-', '.', '_' or '~'")
+        }
+        guard !reservedIDs.contains(id) else {
+            throw StubMappingError(field: field, "must not be '\(id)', which /__admin/mappings/\(id) cannot name")
+        }
+    }
+
+    /// Ids no `/__admin/mappings/{id}` route could reach: dot segments (RFC 3986 §5.2.4
+    /// removes them from a path) and the names of the literal routes beside it.
+    static let reservedIDs: Set<String> = [".", "..", "reset", "import"]
 
     /// RFC 3986 §2.3 unreserved characters, so an id is usable in a path as it is.
     private static func isUnreserved(_ byte: UInt8) -> Bool {

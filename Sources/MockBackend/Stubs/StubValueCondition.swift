@@ -1,5 +1,6 @@
-/// A regular expression compiled once, when the mapping is added (Swift `Regex` syntax,
-/// which covers the Java syntax WireMock files use for classes, groups and quantifiers).
+/// A regular expression compiled once, when the mapping is added (`PatternSyntax`: Swift
+/// `Regex` syntax, which covers the Java syntax WireMock files use for classes, groups and
+/// quantifiers).
 ///
 /// `Regex` is not `Sendable` because its `Output` need not be. A mapping travels between
 /// threads, but its patterns are matched only under `StubStore`'s lock, one thread at a
@@ -10,7 +11,7 @@ struct StubRegex: @unchecked Sendable {
 
     /// Nil when `pattern` does not compile.
     init?(_ pattern: String) {
-        guard let regex = try? Regex(pattern) else { return nil }
+        guard let regex = PatternSyntax.compile(pattern) else { return nil }
         self.pattern = pattern
         self.regex = regex
         _ = try? regex.wholeMatch(in: "")

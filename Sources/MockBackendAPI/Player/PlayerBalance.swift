@@ -39,6 +39,10 @@ public struct PlayerBalanceResponse: Codable, Sendable, Equatable {
 
 /// Amounts are kept to the cent.
 public enum Money {
+    /// The largest amount the mock moves or holds in one go (a trillion), far above any
+    /// real wallet and far below where cents stop being exact in a Double.
+    public static let limit: Double = 1_000_000_000_000
+
     public static func rounded(_ amount: Double) -> Double {
         (amount * 100).rounded() / 100
     }

@@ -46,12 +46,14 @@ extension HTTPConnection {
         var flight = ResponseInFlight(
             request: request, status: response.status, keepAlive: keepAlive, chunked: false,
             shaper: response.shaper, writer: nil, producing: false, deflater: deflater, startedAt: .now)
-        let bodyless = isHead || HTTPResponseEncoder.statusForbidsBody(response.status)
+        let resetContent = response.status == HTTPResponseEncoder.resetContent
+        let bodyless = isHead || resetContent || HTTPResponseEncoder.statusForbidsBody(response.status)
 
         switch response.body {
         case .bytes(let body):
             let framing: BodyFraming =
-                HTTPResponseEncoder.statusForbidsBody(response.status) ? .none : .length(body.count)
+                HTTPResponseEncoder.statusForbidsBody(response.status)
+                ? .none : .length(resetContent ? 0 : body.count)
             let head = HTTPResponseEncoder.head(
                 status: response.status, headers: response.headers, version: version, framing: framing,
                 keepAlive: keepAlive)
@@ -71,7 +73,8 @@ extension HTTPConnection {
             if !chunked { keepAlive = false }
             flight.keepAlive = keepAlive
             flight.chunked = chunked
-            let framing: BodyFraming = bodyless ? .none : (chunked ? .chunked : .closeDelimited)
+            let framing: BodyFraming =
+                resetContent ? .length(0) : bodyless ? .none : (chunked ? .chunked : .closeDelimited)
             let head = HTTPResponseEncoder.head(
                 status: response.status, headers: response.headers, version: version, framing: framing,
                 keepAlive: keepAlive)

@@ -52,6 +52,10 @@ enum HTTPResponseEncoder {
         return framed
     }
 
+    /// 205 Reset Content: never any content, framed as `Content-Length: 0` (RFC 9110
+    /// §15.3.6), whatever body a handler or a stub gave it.
+    static let resetContent = 205
+
     /// Whether a status never carries a body (RFC 9110 §6.4.1).
     static func statusForbidsBody(_ status: Int) -> Bool {
         (100..<200).contains(status) || status == 204 || status == 304

@@ -21,6 +21,24 @@ public struct RoutePattern: Sendable, Hashable, CustomStringConvertible {
             if part.hasPrefix("{"), part.hasSuffix("}") { return .parameter(String(part.dropFirst().dropLast())) }
             return .literal(String(part))
         }
+        specificity = segments.map { segment in
+            switch segment {
+            case .literal: 3
+            case .parameter: 2
+            case .span: 1
+            case .rest: 0
+            }
+        }
+    }
+
+    /// How specific each segment is, in order: a literal 3, a parameter 2, a span 1, the
+    /// rest 0. Of two patterns that match one path, the one whose ranks compare greater
+    /// wins.
+    let specificity: [Int]
+
+    /// Whether `lhs` is less specific than `rhs` (lexicographic on `specificity`).
+    static func lessSpecific(_ lhs: [Int], _ rhs: [Int]) -> Bool {
+        lhs.lexicographicallyPrecedes(rhs)
     }
 
     /// The parameters if `path` (percent-encoded segments) matches, else nil.

@@ -32,12 +32,24 @@ public struct Router: Sendable {
     public mutating func delete(_ pattern: String, _ handler: @escaping HTTPHandler) { add("DELETE", pattern, handler) }
 
     /// Finds the route for `method` and `path`. HEAD falls back to GET (RFC 9110 §9.3.2).
+    ///
+    /// Only the most specific patterns that match the path count (a literal segment beats
+    /// a parameter at the first place they differ), as OpenAPI matches concrete paths
+    /// before templated ones: `/mappings/reset` is not also `/mappings/{id}`, so its
+    /// `Allow` lists only the methods of `/mappings/reset`.
     public func resolve(method: String, path: String) -> RouteResolution {
         let segments = path.split(separator: "/", omittingEmptySubsequences: true)
-        var allowed: [String] = []
-        var headFallback: (Route, [String: String])?
+        var candidates: [(route: Route, parameters: [String: String])] = []
         for route in routes {
             guard let parameters = route.pattern.match(segments) else { continue }
+            candidates.append((route, parameters))
+        }
+        guard let best = candidates.map(\.route.pattern.specificity).max(by: RoutePattern.lessSpecific) else {
+            return .notFound
+        }
+        var allowed: [String] = []
+        var headFallback: (Route, [String: String])?
+        for (route, parameters) in candidates where route.pattern.specificity == best {
             if route.method == method { return .matched(route, parameters: parameters) }
             if method == "HEAD", route.method == "GET", headFallback == nil { headFallback = (route, parameters) }
             allowed.append(route.method)

@@ -1,0 +1,139 @@
+#!/usr/bin/env bash
+# Checks openapi/openapi.yaml against the running server.
+#
+# 1. Validates the document (openapi-spec-validator), and the golden examples in
+#    openapi/examples/ against its schemas (check_examples.py).
+# 2. Starts the built mockbackend on 127.0.0.1, port 0.
+# 3. Runs schemathesis against every operation, stateless (examples, coverage and fuzzing
+#    phases) with every check: no 5xx, every status, content type, header and body as
+#    documented (event streams event by event), invalid input refused, valid input
+#    accepted, authentication enforced. openapi/contract_hooks.py supplies credentials
+#    and existing ids and undoes the global side effects of fault rules and stubs.
+# 4. Stops the server (SIGTERM must end it with status 0) and fails on any finding, on a
+#    crash, or on a fatal error in the server's log.
+#
+# Run from the repository root after `swift build`. Installs what it uses into
+# .build/contract-venv. CONTRACT_MAX_EXAMPLES (default 25) bounds the fuzzing phase;
+# CONTRACT_SEED changes the generated inputs; CONTRACT_EXTRA_ARGS is added to the
+# schemathesis command line (e.g. "--include-path-regex ^/api/v2/imports" to focus);
+# CONTRACT_HOOKS names another hooks file (one that loads contract_hooks.py and adds
+# its own, to debug); CONTRACT_TIME_LIMIT (default 1200 s) stops a run that hangs.
+set -euo pipefail
+
+cd "$(dirname "$0")/.."
+ROOT=$PWD
+VENV=.build/contract-venv
+REQUIREMENTS=openapi/contract-requirements.txt
+WORK=$(mktemp -d)
+SERVER_PID=""
+
+cleanup() {
+    if [ -n "$SERVER_PID" ] && kill -0 "$SERVER_PID" 2>/dev/null; then
+        kill -KILL "$SERVER_PID" 2>/dev/null || true
+        wait "$SERVER_PID" 2>/dev/null || true
+    fi
+    rm -rf "$WORK"
+}
+trap cleanup EXIT
+
+log() { printf 'contract: %s\n' "$*"; }
+
+# --- tools -------------------------------------------------------------------------------
+if ! python3 -c 'import venv, ensurepip' 2>/dev/null; then
+    if ! dpkg -s python3-venv >/dev/null 2>&1; then
+        log "installing python3-venv"
+        apt-get update -qq
+        DEBIAN_FRONTEND=noninteractive apt-get install -y -qq python3-venv >/dev/null
+    fi
+fi
+if [ ! -x "$VENV/bin/schemathesis" ] || ! cmp -s "$REQUIREMENTS" "$VENV/requirements.txt"; then
+    log "creating $VENV"
+    rm -rf "$VENV"
+    python3 -m venv "$VENV"
+    "$VENV/bin/pip" install --quiet --disable-pip-version-check -r "$REQUIREMENTS"
+    cp "$REQUIREMENTS" "$VENV/requirements.txt"
+fi
+
+# --- the document ------------------------------------------------------------------------
+log "validating openapi/openapi.yaml"
+"$VENV/bin/openapi-spec-validator" openapi/openapi.yaml
+log "validating the golden examples against it"
+"$VENV/bin/python" openapi/check_examples.py
+
+# --- the server --------------------------------------------------------------------------
+BIN="$(swift build --show-bin-path)/mockbackend"
+if [ ! -x "$BIN" ]; then
+    echo "contract: $BIN not found; run swift build first" >&2
+    exit 1
+fi
+API_KEY="contract-$(od -An -N8 -tx1 /dev/urandom | tr -d ' \n')"
+SPEED=20
+SERVER_LOG="$WORK/server.log"
+# --speed 20: a generation takes 1 s and small imports finish at once, so their streams
+# end; the user-info stream closes after 0.5 s without an event, as the SPEC has it
+# close after --userinfo-idle-timeout. Channels and the admin feed never end: schemathesis
+# reads a stream until it has 20 events or the request timeout passes.
+# An HTTPS listener with a throwaway certificate, so that GET /__admin/tls/cert.pem answers.
+"$BIN" --port 0 --api-key "$API_KEY" --speed "$SPEED" --userinfo-idle-timeout 10 --seed 7 \
+    --tls-port 0 --tls-self-signed --log-level warning >"$SERVER_LOG" 2>&1 &
+SERVER_PID=$!
+PORT=""
+for _ in $(seq 1 100); do
+    PORT=$(sed -n 's|^mockbackend listening on http://127\.0\.0\.1:\([0-9]*\)$|\1|p' "$SERVER_LOG" | tail -1)
+    [ -n "$PORT" ] && break
+    kill -0 "$SERVER_PID" 2>/dev/null || break
+    sleep 0.1
+done
+if [ -z "$PORT" ]; then
+    echo "contract: the server did not start" >&2
+    cat "$SERVER_LOG" >&2
+    exit 1
+fi
+BASE_URL="http://127.0.0.1:$PORT"
+log "server on $BASE_URL"
+
+# --- schemathesis ------------------------------------------------------------------------
+status=0
+# Hypothesis keeps its caches under .build, not in the repository root.
+CONTRACT_BASE_URL=$BASE_URL CONTRACT_API_KEY=$API_KEY CONTRACT_SPEED=$SPEED \
+    HYPOTHESIS_STORAGE_DIRECTORY="$ROOT/.build/contract-hypothesis" \
+    SCHEMATHESIS_HOOKS="${CONTRACT_HOOKS:-$ROOT/openapi/contract_hooks.py}" \
+    timeout --signal=INT --kill-after=30 "${CONTRACT_TIME_LIMIT:-1200}" \
+    "$VENV/bin/schemathesis" --config-file openapi/schemathesis.toml run openapi/openapi.yaml \
+    --url "$BASE_URL" \
+    --checks all \
+    --phases examples,coverage,fuzzing \
+    --max-examples "${CONTRACT_MAX_EXAMPLES:-25}" \
+    --request-timeout 2 \
+    --workers 1 \
+    --seed "${CONTRACT_SEED:-20261122}" \
+    --generation-database none \
+    --no-color ${CONTRACT_EXTRA_ARGS:-} || status=$?
+
+# --- the server again --------------------------------------------------------------------
+if ! kill -0 "$SERVER_PID" 2>/dev/null; then
+    echo "contract: the server died during the run" >&2
+    tail -50 "$SERVER_LOG" >&2
+    status=1
+else
+    kill -TERM "$SERVER_PID"
+    server_status=0
+    wait "$SERVER_PID" || server_status=$?
+    SERVER_PID=""
+    if [ "$server_status" -ne 0 ]; then
+        echo "contract: the server exited with $server_status on SIGTERM" >&2
+        status=1
+    fi
+fi
+if grep -q "Fatal error" "$SERVER_LOG"; then
+    echo "contract: fatal error in the server log" >&2
+    grep -A5 "Fatal error" "$SERVER_LOG" >&2
+    status=1
+fi
+
+if [ "$status" -eq 0 ]; then
+    log "the server conforms to openapi/openapi.yaml"
+else
+    log "FAILED (status $status)"
+fi
+exit "$status"

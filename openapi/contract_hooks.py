@@ -1,0 +1,305 @@
+"""Schemathesis hooks that `openapi/check.sh` loads for its run against a live mockbackend.
+
+Three jobs, none of which skips an operation or a check:
+
+* Authentication. Every operation that declares security gets real credentials: a fresh
+  player session (`X-SessionId`, or the `sessionId` cookie on the casino route), a fresh
+  bearer token from `POST /api/auth/login`, or the workflow API key (as `Authorization:
+  Bearer` or `X-API-Key`, alternately). Schemathesis' `ignored_auth` check then removes
+  or spoils them itself to see that they are enforced.
+* Test data. Path parameters that name things (a user, an import job, a generation, a
+  workflow session, a session, a fault rule, a stub mapping, a stream) are replaced, in
+  most cases, by something that exists, made just before the call, so that operations
+  are exercised beyond their 404. The other cases keep the generated value.
+* Isolation. Fault rules and priority stubs act on every later request; a fuzzed one
+  (an empty match with `reset`, a stub that answers everything) would make every later
+  check about the fault instead of the route. So whatever the call created is removed
+  right after its response was checked, and a clock whose speed was changed is set back.
+  Stream pushes given a real stream go to `channels/...` streams: a fuzzed push into a
+  backend's stream would be data the backend never sends (the document says an admin
+  push can add any event).
+
+The server is started by check.sh; its base URL, API key and clock speed come from the
+environment.
+"""
+
+from __future__ import annotations
+
+import http.cookiejar
+import itertools
+import os
+import random
+import threading
+import uuid
+
+import requests
+import schemathesis
+
+BASE = os.environ["CONTRACT_BASE_URL"]
+API_KEY = os.environ["CONTRACT_API_KEY"]
+SPEED = float(os.environ.get("CONTRACT_SPEED", "1"))
+# How often a path parameter names something that exists; the rest stay as generated.
+FIXTURE_SHARE = 0.75
+# The user the authenticated calls act as; made through the admin API, again after a reset.
+USER = {
+    "username": "contract",
+    "password": "contract-pass",
+    "email": "contract@example.com",
+    "tokens": 1_000_000,
+    "balance": 1000,
+}
+# Where fixture faults and stubs match: a path nothing requests.
+UNTOUCHED = "/contract/untouched"
+CHANNEL = "channels/contract"
+
+_random = random.Random(int(os.environ.get("CONTRACT_SEED", "1")))
+_lock = threading.Lock()
+_http = requests.Session()
+# Login sets a `sessionId` cookie; the fixtures' own calls must not carry it around.
+_http.cookies.set_policy(http.cookiejar.DefaultCookiePolicy(allowed_domains=[]))
+_counter = itertools.count(1)
+
+
+def _call(method: str, path: str, **kwargs) -> requests.Response:
+    return _http.request(method, BASE + path, timeout=10, **kwargs)
+
+
+def _admin_json(method: str, path: str, body=None) -> dict:
+    response = _call(method, path, json=body if body is not None else {})
+    response.raise_for_status()
+    return response.json()
+
+
+# Credentials ---------------------------------------------------------------------------
+
+
+def _ensure_user() -> int:
+    response = _call("POST", "/__admin/users", json=USER)
+    if response.status_code == 201:
+        return response.json()["userId"]
+    users = _call("GET", "/__admin/users").json()
+    for user in users if isinstance(users, list) else []:
+        if isinstance(user, dict) and user.get("username") == USER["username"]:
+            return user["userId"]
+    raise RuntimeError(f"cannot create the contract user: {response.status_code} {response.text}; users: {users!r:.300}")
+
+
+def user_id() -> int:
+    with _lock:
+        return _ensure_user()
+
+
+def player_session() -> str:
+    body = {"username": USER["username"], "password": USER["password"]}
+    response = _call("POST", "/v1/player/legislation/login", json=body)
+    if response.status_code != 200:
+        user_id()
+        response = _call("POST", "/v1/player/legislation/login", json=body)
+    response.raise_for_status()
+    return response.json()["sessionId"]
+
+
+def bearer_token() -> str:
+    body = {"email": USER["email"], "password": USER["password"]}
+    response = _call("POST", "/api/auth/login", json=body)
+    if response.status_code != 200:
+        user_id()
+        response = _call("POST", "/api/auth/login", json=body)
+    response.raise_for_status()
+    return response.json()["token"]
+
+
+@schemathesis.auth(refresh_interval=None, retry_on=[]).apply_to(path_regex=r"^/v[12]/(player|casino)/").skip_for(
+    path="/v1/player/legislation/login"
+)
+class PlayerSessionAuth:
+    """A fresh player session per case: other cases expire, terminate and log out sessions."""
+
+    def get(self, case, context):
+        return player_session()
+
+    def set(self, case, data, context):
+        if case.operation.path == "/v1/casino/games/recent":
+            case.cookies = {**(case.cookies or {}), "sessionId": data}
+        else:
+            case.headers = {**(case.headers or {}), "X-SessionId": data}
+
+
+@schemathesis.auth(refresh_interval=None, retry_on=[]).apply_to(path_regex=r"^/api/(generations|tokens)")
+class GenerationBearerAuth:
+    """A fresh bearer token (a session of the same store) per case."""
+
+    def get(self, case, context):
+        return bearer_token()
+
+    def set(self, case, data, context):
+        case.headers = {**(case.headers or {}), "Authorization": f"Bearer {data}"}
+
+
+@schemathesis.auth(refresh_interval=None, retry_on=[]).apply_to(path_regex=r"^/api/sessions")
+class WorkflowKeyAuth:
+    """The workflow API key, in either of the two places the document allows."""
+
+    def get(self, case, context):
+        return API_KEY
+
+    def set(self, case, data, context):
+        headers = dict(case.headers or {})
+        if next(_counter) % 2:
+            headers["Authorization"] = f"Bearer {data}"
+        else:
+            headers["X-API-Key"] = data
+        case.headers = headers
+
+
+# Test data -----------------------------------------------------------------------------
+
+
+def _csv(rows: int) -> bytes:
+    lines = ["title,author,year"] + [f"Book {n},Author {n},{1900 + n % 100}" for n in range(rows)]
+    return ("\r\n".join(lines) + "\r\n").encode()
+
+
+def import_job(paused: bool = False) -> str:
+    # Small jobs finish at once; large ones stay queued or processing for a while, so
+    # pause, resume and fail meet every state.
+    rows = 20_000 if paused else _random.choice([3, 3, 20_000])
+    files = {"file": ("books.csv", _csv(rows), "text/csv")}
+    response = _call("POST", "/api/v2/imports", files=files)
+    response.raise_for_status()
+    job = response.json()["jobId"]
+    if paused:
+        _call("POST", f"/__admin/imports/{job}/pause").raise_for_status()
+    return job
+
+
+def generation_id(completed: bool = False) -> str:
+    token = bearer_token()
+    response = _call(
+        "POST", "/api/generations", json={"prompt": "a lighthouse"}, headers={"Authorization": f"Bearer {token}"}
+    )
+    response.raise_for_status()
+    generation = response.json()["id"]
+    if completed:
+        _call("POST", f"/__admin/generations/{generation}/complete").raise_for_status()
+    return generation
+
+
+def workflow_id(paused: bool = False) -> str:
+    if not paused and _random.random() < 0.3:
+        return "s1"
+    session = _admin_json("POST", "/__admin/workflows", {"iterations": 3, "paceSeconds": 2})["id"]
+    if paused:
+        _call("POST", f"/api/sessions/{session}/pause", headers={"X-API-Key": API_KEY}).raise_for_status()
+    return session
+
+
+def fault_id() -> str:
+    rule = {"match": {"path": UNTOUCHED}, "fault": {"kind": "status", "status": 418}}
+    return _admin_json("POST", "/__admin/faults", rule)["id"]
+
+
+def mapping_id() -> str:
+    mapping = {"request": {"urlPath": UNTOUCHED}, "response": {"status": 204}}
+    return _admin_json("POST", "/__admin/mappings", mapping)["id"]
+
+
+def channel_with_history() -> str:
+    """A channel with more events than schemathesis reads, so its stream answers at once."""
+    _admin_json("POST", f"/__admin/streams/{CHANNEL}/events", {"event": "note", "data": {"n": 1}, "count": 25})
+    return CHANNEL.removeprefix("channels/")
+
+
+def _fixture(path: str, name: str):
+    if name == "userId":
+        return user_id()
+    if name == "jobId":
+        # Mostly a paused job for resume, which answers 409 in every other state.
+        return import_job(paused=path.endswith("/resume") and _random.random() < 0.7)
+    if name == "sessionId":
+        return player_session()
+    if name == "stream":
+        # Pushes and disconnects act on a channel of its own for each case.
+        return f"channels/contract-{next(_counter)}" if _random.random() < 0.5 else CHANNEL
+    if name == "name":
+        return channel_with_history()
+    if name == "id":
+        if "/generations/" in path:
+            # The image exists once the generation has completed.
+            return generation_id(completed=path.endswith("/image.png") and _random.random() < 0.7)
+        if "/sessions/" in path or "/workflows/" in path:
+            return workflow_id(paused=path.endswith("/resume") and _random.random() < 0.7)
+        if "/faults/" in path:
+            return fault_id()
+        if "/mappings/" in path:
+            return mapping_id()
+    return None
+
+
+def _negated_path(case) -> bool:
+    """Whether schemathesis made the path parameters invalid on purpose: those stay, or the
+    case would be checked as invalid input while sending valid input."""
+    components = case.meta.components if case.meta is not None else {}
+    return any(location.value == "path" and info.mode.is_negative for location, info in components.items())
+
+
+@schemathesis.hook
+def before_call(context, case, kwargs):
+    parameters = case.path_parameters
+    if not parameters or _negated_path(case):
+        return
+    if _random.random() >= FIXTURE_SHARE:
+        return
+    replaced = dict(parameters)
+    for name in parameters:
+        value = _fixture(case.operation.path, name)
+        if value is not None:
+            replaced[name] = value
+    case.path_parameters = replaced
+
+
+# Isolation -----------------------------------------------------------------------------
+
+
+def _json(response):
+    try:
+        return response.json()
+    except ValueError:
+        return None
+
+
+@schemathesis.hook
+def after_call(context, case, response):
+    path, method = case.operation.path, case.method.upper()
+    if not 200 <= response.status_code < 300:
+        return
+    body = _json(response)
+    if path == "/__admin/faults" and method == "POST" and isinstance(body, dict) and "id" in body:
+        _call("DELETE", f"/__admin/faults/{body['id']}")
+    elif path.startswith("/__admin/mappings") and method in ("POST", "PUT") and isinstance(body, dict):
+        mappings = body.get("mappings") if "mappings" in body else [body]
+        for mapping in mappings or []:
+            if isinstance(mapping, dict) and "id" in mapping:
+                _call("DELETE", f"/__admin/mappings/{mapping['id']}")
+    elif path == "/__admin/clock" and method == "PUT":
+        _call("PUT", "/__admin/clock", json={"speed": SPEED})
+
+
+# Checks ---------------------------------------------------------------------------------
+
+
+@schemathesis.check
+def deliberate_status_only(ctx, response, case):
+    """`status-then-ok` answers a first request with the status asked for (503 by default):
+    anything but its stream, a 400 for a bad parameter, or exactly that status with the
+    CONFORMANCE_STATUS problem is a real failure."""
+    if case.operation.path != "/conformance/sse/status-then-ok" or response.status_code < 500:
+        return None
+    asked = (case.query or {}).get("status", 503)
+    body = _json(response)
+    code = body.get("code") if isinstance(body, dict) else None
+    if str(response.status_code) != str(asked) or code != "CONFORMANCE_STATUS":
+        raise AssertionError(
+            f"status-then-ok answered {response.status_code} ({code}) where {asked} CONFORMANCE_STATUS was asked for"
+        )
+    return None
