@@ -16,7 +16,7 @@ public struct BroadcastGroup: Sendable {
     private struct Member: @unchecked Sendable {
         let writer: ResponseBodyWriter
         /// Strong, unlike the writer's weak reference: a broadcast skips the weak load per
-        /// member. Only read on the connection's loop.
+        /// member. Off the loop only its constants (`queue`, `context`) are read.
         let connection: HTTPConnection
     }
 
