@@ -37,7 +37,8 @@ public final class MockBackendApp: Sendable {
         self.configuration = configuration
         self.logger = logger
         let rates = configuration.scenario.rates
-        let streams = EventStreamRegistry(defaultRetention: rates.retention ?? 1000)
+        let streams = EventStreamRegistry(
+            defaultRetention: rates.retention ?? 1000, floodPatience: configuration.floodPatience)
         self.streams = streams
         let clock = SimulationClock(mode: configuration.clock)
         self.clock = clock

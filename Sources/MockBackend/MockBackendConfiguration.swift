@@ -11,6 +11,9 @@ public struct MockBackendConfiguration: Sendable {
     /// Time between heartbeat comments on streams that have them. Default 15 s; zero turns
     /// heartbeats off.
     public var heartbeatInterval: Duration = .seconds(15)
+    /// How long an admin flood (`count`) waits for a subscriber whose socket takes nothing
+    /// before it goes on without it (`EventFlood`). Default 2 s.
+    public var floodPatience: Duration = .seconds(2)
     /// The player API's behaviour (session TTL, idle close, balance-update variants).
     public var player = PlayerSettings()
     /// How simulated time passes: real time scaled by a speed (`--speed`), or a manual clock

@@ -8,7 +8,7 @@ public final class ToolRun: @unchecked Sendable {
 
     public init(_ executable: String, _ arguments: [String], stdin: String? = nil) throws {
         outputFile = FileManager.default.temporaryDirectory.appendingPathComponent("tool-\(UUID().uuidString).out")
-        FileManager.default.createFile(atPath: outputFile.path, contents: nil)
+        _ = FileManager.default.createFile(atPath: outputFile.path, contents: nil)
         let output = try FileHandle(forWritingTo: outputFile)
         process.executableURL = URL(fileURLWithPath: executable)
         process.arguments = arguments

@@ -12,8 +12,12 @@ public enum SSEEncoder {
         if let retry { bytes += Array("retry: \(retry)\n".utf8) }
         if let id = event.id { appendField("id: ", singleLine: id, to: &bytes) }
         if let type = event.type { appendField("event: ", singleLine: type, to: &bytes) }
-        let dataPrefix = Array("data: ".utf8)
         bytes += dataPrefix
+        if appendIfSingleLine(event.data, to: &bytes) {
+            // One line, the usual case: copied whole instead of byte by byte.
+            bytes += [10, 10]
+            return bytes
+        }
         var previousWasCR = false
         for byte in event.data.utf8 {
             switch byte {
@@ -37,10 +41,28 @@ public enum SSEEncoder {
         return bytes
     }
 
-    private static func appendField(_ name: String, singleLine value: String, to bytes: inout [UInt8]) {
-        bytes += Array(name.utf8)
-        for byte in value.utf8 where byte != 10 && byte != 13 { bytes.append(byte) }
+    private static let dataPrefix = Array("data: ".utf8)
+
+    private static func appendField(_ name: StaticString, singleLine value: String, to bytes: inout [UInt8]) {
+        name.withUTF8Buffer { bytes.append(contentsOf: $0) }
+        if !appendIfSingleLine(value, to: &bytes) {
+            for byte in value.utf8 where byte != 10 && byte != 13 { bytes.append(byte) }
+        }
         bytes.append(10)
+    }
+
+    /// Appends the UTF-8 of `text` and returns true when it holds no CR or LF; otherwise
+    /// appends nothing and returns false. Scans the string's own storage when it has one.
+    private static func appendIfSingleLine(_ text: String, to bytes: inout [UInt8]) -> Bool {
+        let appended = text.utf8.withContiguousStorageIfAvailable { utf8 -> Bool in
+            guard !utf8.contains(where: { $0 == 10 || $0 == 13 }) else { return false }
+            bytes.append(contentsOf: utf8)
+            return true
+        }
+        if let appended { return appended }
+        guard !text.utf8.contains(where: { $0 == 10 || $0 == 13 }) else { return false }
+        bytes.append(contentsOf: text.utf8)
+        return true
     }
 
     /// A comment block: one `:` line per line of `text`, then a blank line.

@@ -25,7 +25,7 @@ final class ServerProcess: @unchecked Sendable {
     init(_ arguments: [String], environment: [String: String] = [:]) throws {
         outputFile = FileManager.default.temporaryDirectory.appendingPathComponent(
             "mockbackend-\(UUID().uuidString).log")
-        FileManager.default.createFile(atPath: outputFile.path, contents: nil)
+        _ = FileManager.default.createFile(atPath: outputFile.path, contents: nil)
         let output = try FileHandle(forWritingTo: outputFile)
         process.executableURL = Self.executable
         process.arguments = arguments

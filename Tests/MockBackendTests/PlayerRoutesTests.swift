@@ -121,7 +121,7 @@ struct PlayerRoutesTests {
                 "GET", "/v1/casino/games/recent", headers: ["Cookie": "theme=dark; sessionId=\(session.sessionId)"])
             #expect(response.status == 200)
             #expect(response.text.contains("Starburst"))
-            try await expectPlayerError(
+            try expectPlayerError(
                 try await server.request("GET", "/v1/casino/games/recent"), status: 403, "Missing session")
         }
     }
@@ -166,7 +166,7 @@ struct PlayerRoutesTests {
                 try await server.request(
                     "GET", "/v2/player/7000001/balance", headers: ["X-SessionId": session.sessionId]),
                 status: 403, "Session logged out")
-            try await expectPlayerError(try await server.request("POST", "/v1/player/logout"), status: 403)
+            try expectPlayerError(try await server.request("POST", "/v1/player/logout"), status: 403)
         }
     }
 

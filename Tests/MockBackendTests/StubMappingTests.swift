@@ -201,6 +201,8 @@ struct StubMappingTests {
 @Suite("Stub mappings: event streams")
 struct StubEventStreamTests {
     @Test func writesEachEventAfterItsDelayThenEnds() async throws {
+        // The gap must outlast a test task that a busy machine or a sanitizer holds back.
+        let gap = 300 * TestTiming.scale
         try await withRunningServer { server in
             try await stub(
                 server,
@@ -208,8 +210,8 @@ struct StubEventStreamTests {
                 {"request": {"urlPath": "/events"}, "response": {"headers": {"X-Stub": "yes"}, "sse": {
                   "retry": 2500, "close": true, "events": [
                     {"event": "progress", "data": {"pct": 50}, "id": "1"},
-                    {"data": "plain\ntext", "delayMs": 300},
-                    {"event": "done", "data": "bye", "id": 3, "delayMs": 300}]}}}
+                    {"data": "plain\ntext", "delayMs": \#(gap)},
+                    {"event": "done", "data": "bye", "id": 3, "delayMs": \#(gap)}]}}}
                 """#)
             let client = try server.connect()
             let start = ContinuousClock.now

@@ -44,6 +44,8 @@ struct AdminStreamRoutes {
             let name = request.pathParameters["stream"] ?? ""
             let push = try RequestBody.decode(PushRequest.self, from: request)
             let stream = try Self.stream(named: name, in: streams)
+            try Self.validate(push)
+            if let flood = try Self.flood(push, into: stream, patience: streams.floodPatience) { return flood }
             return try .json(Self.push(push, into: stream), status: 200)
         }
         router.post("/__admin/streams/{stream...}/disconnect") { request in
@@ -68,20 +70,30 @@ struct AdminStreamRoutes {
         )
     }
 
-    static func push(_ push: PushRequest, into stream: EventStream) throws -> PushResult {
-        // Every field is checked whatever the request does, so a bad field is never ignored.
-        if let retry = push.retry { try validate(retry: retry) }
-        if let event = push.event, event.isEmpty || event.contains(where: \.isNewline) {
-            throw ProblemDetails.badRequest("Field 'event' must be a non-empty single line.", code: "INVALID_BODY")
+    /// A push with a `count` above one: a flood at the subscribers' pace (`EventFlood`). The
+    /// answer's head goes out at once and its JSON body once the last copy is logged and
+    /// written to the subscribers; the flood stops early if this request's connection
+    /// closes. Nil for any other push (a bare `retry` ignores `count`, as before).
+    private static func flood(_ push: PushRequest, into stream: EventStream, patience: Duration) throws
+        -> HTTPResponse?
+    {
+        guard let count = push.count, count > 1, let data = push.data else { return nil }
+        let event = ServerSentEvent(type: push.event, data: data.text, id: push.id)
+        return .stream(headers: ["Content-Type": MediaType.json]) { writer in
+            let flood = EventFlood(
+                stream: stream, event: event, count: count, retry: push.retry, patience: patience,
+                isCancelled: { writer.isClosed }
+            ) { last in
+                let result = PushResult(stream: stream.name, id: last?.wireID, delivered: stream.subscriberCount)
+                if let body = try? JSONCoding.encoder.encode(result) { writer.write(Array(body)) }
+                writer.finish()
+            }
+            flood.start()
         }
-        let count = push.count ?? 1
-        guard (1...1_000_000).contains(count) else {
-            throw ProblemDetails.badRequest("Field 'count' must be from 1 to 1000000.", code: "INVALID_BODY")
-        }
-        if count > 1, push.id != nil || push.connection != nil {
-            throw ProblemDetails.badRequest(
-                "Field 'count' cannot be combined with 'id' or 'connection'.", code: "INVALID_BODY")
-        }
+    }
+
+    /// Any push but a flood (`flood` takes those first).
+    private static func push(_ push: PushRequest, into stream: EventStream) throws -> PushResult {
         guard let data = push.data else {
             guard let retry = push.retry else {
                 throw ProblemDetails.badRequest(
@@ -99,9 +111,24 @@ struct AdminStreamRoutes {
             }
             return PushResult(stream: stream.name, id: push.id, delivered: 1)
         }
-        var logged = stream.publish(event, retry: push.retry)
-        for _ in 1..<count { logged = stream.publish(event) }
+        let logged = stream.publish(event, retry: push.retry)
         return PushResult(stream: stream.name, id: logged.wireID, delivered: stream.subscriberCount)
+    }
+
+    /// Checks every field whatever the request does, so a bad field is never ignored.
+    private static func validate(_ push: PushRequest) throws {
+        if let retry = push.retry { try validate(retry: retry) }
+        if let event = push.event, event.isEmpty || event.contains(where: \.isNewline) {
+            throw ProblemDetails.badRequest("Field 'event' must be a non-empty single line.", code: "INVALID_BODY")
+        }
+        let count = push.count ?? 1
+        guard (1...1_000_000).contains(count) else {
+            throw ProblemDetails.badRequest("Field 'count' must be from 1 to 1000000.", code: "INVALID_BODY")
+        }
+        if count > 1, push.id != nil || push.connection != nil {
+            throw ProblemDetails.badRequest(
+                "Field 'count' cannot be combined with 'id' or 'connection'.", code: "INVALID_BODY")
+        }
     }
 
     private static func validate(retry: Int) throws {

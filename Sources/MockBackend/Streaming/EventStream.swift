@@ -1,3 +1,4 @@
+import Dispatch
 import MockBackendHTTP
 import ServerSentEvents
 
@@ -52,7 +53,9 @@ public struct EventStreamSnapshot: Codable, Sendable, Equatable {
 /// Invariant: publishing, subscribing and finishing happen under one lock, so a subscriber
 /// gets its replay and then every later event exactly once: nothing falls between the
 /// replay and the live events, and nothing is in both. Each event is encoded and framed
-/// once, whatever the number of subscribers.
+/// once, whatever the number of subscribers, and goes out as one queued block per event
+/// loop (`BroadcastGroup`); what each subscriber got is counted lazily (`DeliveryLedger`),
+/// so a publish does no work per subscriber on the publishing thread.
 public final class EventStream: Sendable {
     private struct Subscriber {
         let writer: ResponseBodyWriter
@@ -62,6 +65,9 @@ public final class EventStream: Sendable {
     private struct State {
         var log: EventLog
         var subscribers: [UInt64: Subscriber] = [:]
+        /// The subscribers' writers, grouped by event loop.
+        var broadcast = BroadcastGroup()
+        var ledger = DeliveryLedger()
         var finished = false
         var retry: Int?
     }
@@ -87,13 +93,44 @@ public final class EventStream: Sendable {
         state.withLock { state in
             let logged = state.log.append(event, retry: retry)
             if let retry { state.retry = retry }
-            for subscriber in state.subscribers.values {
-                subscriber.writer.write(logged.prepared)
-                subscriber.record.delivered(logged.wireID)
-            }
+            state.broadcast.write(logged.prepared)
+            state.ledger.logged(logged)
             return logged
         }
     }
+
+    /// Logs copies of `event`, each with its own id (the first with `retry`), until `count`
+    /// are logged or their bytes reach `byteLimit`, and sends them to every subscriber as
+    /// one write. Then runs `next` on `queue` once every subscriber not in `excluded` has
+    /// taken them down to `threshold` unsent bytes (see `BroadcastGroup.whenDrained`).
+    /// Returns how many were logged and the last one.
+    func publishBatch(
+        of event: ServerSentEvent, count: Int, retry: Int?, byteLimit: Int,
+        thenWhenDrainedTo threshold: Int, excluding excluded: Set<UInt64>, patience: Duration,
+        on queue: DispatchQueue, next: @escaping @Sendable (_ laggards: Set<UInt64>) -> Void
+    ) -> (count: Int, last: LoggedEvent?) {
+        state.withLock { state in
+            var bytes: [UInt8] = []
+            bytes.reserveCapacity(byteLimit + 512)
+            var last: LoggedEvent?
+            var logged = 0
+            while logged < count, bytes.count < byteLimit {
+                let entry = state.log.append(event, retry: logged == 0 ? retry : nil)
+                if logged == 0, let retry { state.retry = retry }
+                bytes += entry.prepared.raw
+                state.ledger.logged(entry)
+                last = entry
+                logged += 1
+            }
+            state.broadcast.write(PreparedBodyPart(bytes))
+            state.broadcast.whenDrained(
+                toAtMost: threshold, excluding: excluded, patience: patience, on: queue, next)
+            return (logged, last)
+        }
+    }
+
+    /// The smallest unsent-bytes bound among the subscribers' connections; nil without any.
+    var subscribersUnsentLimit: Int? { state.withLock { $0.broadcast.unsentLimit } }
 
     /// Sends `event` to one connection only, outside the log (it is not replayed).
     /// False when no subscriber is on that connection.
@@ -101,7 +138,7 @@ public final class EventStream: Sendable {
         state.withLock { state in
             guard let subscriber = state.subscribers[connection] else { return false }
             subscriber.writer.write(SSEEncoder.encode(event, retry: retry))
-            if let id = event.id { subscriber.record.delivered(id) }
+            if let id = event.id { state.ledger.sentAlone(id: id, to: connection, at: state.log.lastSequence) }
             return true
         }
     }
@@ -113,9 +150,13 @@ public final class EventStream: Sendable {
         state.withLock { state in
             if connection == nil { state.retry = milliseconds }
             let bytes = PreparedBodyPart(SSEEncoder.retry(milliseconds: milliseconds))
-            let targets = state.subscribers.values.filter { connection == nil || $0.writer.connectionID == connection }
-            for subscriber in targets { subscriber.writer.write(bytes) }
-            return targets.count
+            guard let connection else {
+                state.broadcast.write(bytes)
+                return state.subscribers.count
+            }
+            guard let subscriber = state.subscribers[connection] else { return 0 }
+            subscriber.writer.write(bytes)
+            return 1
         }
     }
 
@@ -157,9 +198,7 @@ public final class EventStream: Sendable {
     /// Sends the heartbeat comment to every subscriber.
     func sendHeartbeat() {
         guard settings.heartbeat else { return }
-        state.withLock { state in
-            for subscriber in state.subscribers.values { subscriber.writer.write(Self.heartbeatBytes) }
-        }
+        state.withLock { state in state.broadcast.write(Self.heartbeatBytes) }
     }
 
     /// Subscribes a new connection: greeting, `retry:`, padding, the replay its
@@ -192,14 +231,17 @@ public final class EventStream: Sendable {
             case .everything, .after:
                 break
             }
-            for event in replay.events {
-                writer.write(event.prepared)
-                record.delivered(event.wireID)
-            }
+            for event in replay.events { writer.write(event.prepared) }
+            record.noteDelivered(count: replay.events.count, ids: replay.events.lazy.map(\.wireID))
             if !state.finished {
                 state.subscribers[connection] = Subscriber(writer: writer, record: record)
+                state.broadcast.insert(writer)
+                state.ledger.open(connection, record: record, at: state.log.lastSequence)
             }
             return state.finished
+        }
+        if !finished {
+            record.settlingLiveDeliveries { [weak self] in self?.settleDeliveries(of: connection, writer: writer) }
         }
         feed?.publishConnected(record.snapshot)
         if finished {
@@ -211,7 +253,11 @@ public final class EventStream: Sendable {
         writer.onClose { [weak self] reason in
             guard let self else { return }
             let retry = state.withLock { state -> Int? in
-                if state.subscribers[connection]?.writer === writer { state.subscribers[connection] = nil }
+                if state.subscribers[connection]?.writer === writer {
+                    state.subscribers[connection] = nil
+                    state.broadcast.remove(writer)
+                    state.ledger.close(connection, at: state.log.lastSequence)
+                }
                 return state.retry
             }
             record.end(reason: reason.description, advertisedRetry: retry)
@@ -219,14 +265,23 @@ public final class EventStream: Sendable {
         }
     }
 
+    /// Counts what the subscriber on `connection` got up to now into its record.
+    private func settleDeliveries(of connection: UInt64, writer: ResponseBodyWriter) {
+        state.withLock { state in
+            guard state.subscribers[connection]?.writer === writer else { return }
+            state.ledger.settle(connection, at: state.log.lastSequence)
+        }
+    }
+
     public var snapshot: EventStreamSnapshot {
         state.withLock { state in
-            EventStreamSnapshot(
+            state.ledger.settleAll(at: state.log.lastSequence)
+            return EventStreamSnapshot(
                 name: name, lastEventId: state.log.entries.last?.wireID, eventCount: state.log.lastSequence,
                 retainedCount: state.log.retained.count, finished: state.finished, retry: state.retry,
                 heartbeat: settings.heartbeat,
                 subscribers: state.subscribers.values.map { subscriber in
-                    let record = subscriber.record.snapshot
+                    let record = subscriber.record.notedSnapshot
                     return .init(
                         connection: subscriber.writer.connectionID, record: record.id, connectedAt: record.connectedAt,
                         lastEventId: record.lastEventId, deliveredCount: record.deliveredCount)

@@ -9,9 +9,15 @@ public final class EventStreamRegistry: Sendable {
     /// Events a stream keeps for replay unless its settings say otherwise.
     public let defaultRetention: Int
 
-    public init(journal: StreamJournal = StreamJournal(), defaultRetention: Int = 1000) {
+    /// How long a flood waits for a subscriber that takes nothing (`EventFlood`).
+    public let floodPatience: Duration
+
+    public init(
+        journal: StreamJournal = StreamJournal(), defaultRetention: Int = 1000, floodPatience: Duration = .seconds(2)
+    ) {
         self.journal = journal
         self.defaultRetention = max(1, defaultRetention)
+        self.floodPatience = floodPatience
     }
 
     /// The stream of that name, created with `settings` if it does not exist yet.

@@ -30,37 +30,63 @@ public struct StreamConnectionSnapshot: Codable, Sendable, Equatable {
     public var reconnect: Reconnect?
 }
 
-/// One stream connection as it happens. Its fields change under its own lock: events are
-/// noted as they are written, the end when the connection closes.
+/// One stream connection as it happens. Its fields change under its own lock: deliveries
+/// are noted in bulk by the stream's `DeliveryLedger`, the end when the connection closes.
 final class StreamConnectionRecord: Sendable {
     /// Ids kept per connection (the first ones); the count goes on past it. Small, so that
     /// thousands of long-lived streams do not each hold a long list.
     static let deliveredIDLimit = 200
-    private let snapshotValue: LockedValue<StreamConnectionSnapshot>
+    private struct State {
+        var snapshot: StreamConnectionSnapshot
+        /// While the connection is subscribed: brings the delivery count and ids up to date
+        /// (the stream counts live deliveries lazily). Called without this lock held.
+        var settleLive: (@Sendable () -> Void)?
+    }
+
+    private let state: LockedValue<State>
     private let journal: StreamJournal
     let clientKey: String
 
     init(snapshot: StreamConnectionSnapshot, clientKey: String, journal: StreamJournal) {
-        snapshotValue = LockedValue(snapshot)
+        state = LockedValue(State(snapshot: snapshot))
         self.clientKey = clientKey
         self.journal = journal
     }
 
-    var snapshot: StreamConnectionSnapshot { snapshotValue.current }
+    /// The record, with live deliveries counted up to now.
+    var snapshot: StreamConnectionSnapshot {
+        state.withLock(\.settleLive)?()
+        return notedSnapshot
+    }
 
-    func delivered(_ id: String) {
-        snapshotValue.withLock { record in
-            record.deliveredCount += 1
-            if record.deliveredIds.count < Self.deliveredIDLimit { record.deliveredIds.append(id) }
+    /// The record as noted so far, without settling live deliveries: for a caller that
+    /// holds the stream's lock (and has settled them itself).
+    var notedSnapshot: StreamConnectionSnapshot { state.withLock(\.snapshot) }
+
+    /// Whether the record keeps more ids.
+    var takesMoreIDs: Bool { state.withLock { $0.snapshot.deliveredIds.count < Self.deliveredIDLimit } }
+
+    /// Notes `count` more deliveries, keeping ids from `ids` while there is room.
+    func noteDelivered(count: Int, ids: some Collection<String>) {
+        state.withLock { state in
+            state.snapshot.deliveredCount += count
+            let room = Self.deliveredIDLimit - state.snapshot.deliveredIds.count
+            if room > 0, !ids.isEmpty { state.snapshot.deliveredIds.append(contentsOf: ids.prefix(room)) }
         }
+    }
+
+    /// Sets (or, with nil, clears) what brings live deliveries up to date.
+    func settlingLiveDeliveries(with settle: (@Sendable () -> Void)?) {
+        state.withLock { $0.settleLive = settle }
     }
 
     /// Records the end once; `advertisedRetry` is remembered for the client's next connection.
     func end(reason: String, advertisedRetry: Int?) {
-        let ended = snapshotValue.withLock { record -> Bool in
-            guard record.endedAt == nil else { return false }
-            record.endedAt = Timestamp.iso8601(Date())
-            record.endReason = reason
+        let ended = state.withLock { state -> Bool in
+            state.settleLive = nil
+            guard state.snapshot.endedAt == nil else { return false }
+            state.snapshot.endedAt = Timestamp.iso8601(Date())
+            state.snapshot.endReason = reason
             return true
         }
         if ended { journal.noteEnd(clientKey: clientKey, advertisedRetry: advertisedRetry) }

@@ -33,6 +33,7 @@ extension HTTPConnection {
         socketCloser.reset = reset
         outbound.removeAll()
         pending.removeAll()
+        plainStream = nil
         current?.writer?.markEnded(reason)
         current = nil
         // A suspended source never runs its cancel handler, so resume before cancelling.
@@ -51,6 +52,7 @@ extension HTTPConnection {
         pauseTimer = nil
         isPausing = false
         context.statistics.withLock { $0.openConnections -= 1 }
+        resumeDrainWaiters(progressed: false)
         context.onClosed(id)
     }
 

@@ -86,6 +86,9 @@ extension HTTPConnection {
                 let writer = ResponseBodyWriter(connection: self)
                 current?.writer = writer
                 current?.producing = true
+                if flight.shaper == nil, deflater == nil {
+                    plainStream = PlainStream(writer: ObjectIdentifier(writer), chunked: chunked)
+                }
                 setDeadline(.none)
                 flush()
                 guard lifecycle != .closed else { return }
@@ -111,6 +114,10 @@ extension HTTPConnection {
 
     /// A write of bytes framed in advance (a broadcast).
     func streamWrite(_ prepared: PreparedBodyPart, from writer: ResponseBodyWriter) {
+        if let plain = plainStream, plain.writer == ObjectIdentifier(writer) {
+            enqueueStreamBytes(plain.chunked ? prepared.chunk : prepared.raw)
+            return
+        }
         guard isProducing(writer) else { return }
         if let deflater = current?.deflater {
             // Each connection's deflate state differs: a compressed stream cannot share
@@ -130,16 +137,50 @@ extension HTTPConnection {
     }
 
     /// Queues framed stream bytes, or disconnects a reader that has fallen too far behind.
+    /// With nothing queued before them and no shaper, the bytes go straight to the socket.
     private func enqueueStreamBytes(_ framed: [UInt8]) {
+        if plainStream != nil, outbound.isEmpty, !writeArmed, !isPausing {
+            writeDirectly(framed)
+            return
+        }
         if outbound.unsentBytes + framed.count > context.configuration.maxUnsentStreamBytes {
-            context.logger.info(
-                "disconnecting slow reader",
-                metadata: ["connection": "\(id)", "unsent": "\(outbound.unsentBytes)"])
-            close(reason: .slowReader)
+            disconnectSlowReader()
             return
         }
         enqueueShaped(framed, kind: .body)
         flush()
+    }
+
+    /// Writes stream bytes that nothing is queued before: one system call, and only what the
+    /// socket does not take now is queued (the common case of a broadcast to thousands of
+    /// readers that keep up costs no queue operations at all).
+    private func writeDirectly(_ bytes: [UInt8]) {
+        let result: IOResult
+        let stream = stream  // a closure capturing `self` would retain the connection
+        do {
+            result = try bytes.withUnsafeBytes { buffer throws(SocketError) in try stream.write(buffer) }
+        } catch {
+            close(reason: .clientClosed)
+            return
+        }
+        var written = 0
+        if case .processed(let count) = result {
+            if count == bytes.count { return }
+            written = count
+        }
+        // The bound applies to what the socket did not take.
+        if bytes.count - written > context.configuration.maxUnsentStreamBytes {
+            disconnectSlowReader()
+            return
+        }
+        outbound.appendMerging(Array(bytes[written...]), limit: Self.mergedWriteLimit)
+        flush()
+    }
+
+    private func disconnectSlowReader() {
+        context.logger.info(
+            "disconnecting slow reader", metadata: ["connection": "\(id)", "unsent": "\(outbound.unsentBytes)"])
+        close(reason: .slowReader)
     }
 
     /// The producer ended the stream.
@@ -152,6 +193,7 @@ extension HTTPConnection {
     func endStream(reason: StreamEndReason) {
         guard let flight = current, flight.producing else { return }
         current?.producing = false
+        plainStream = nil
         if let trailer = flight.deflater?.finish() {
             enqueueShaped(flight.chunked ? HTTPResponseEncoder.chunk(trailer) : trailer, kind: .body)
         }

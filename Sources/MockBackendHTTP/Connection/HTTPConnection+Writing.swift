@@ -14,6 +14,8 @@ extension HTTPConnection {
     func flush(force: Bool = false) {
         assertOnQueue()
         if writeArmed, !force { return }
+        let unsentBefore = outbound.unsentBytes
+        defer { resumeDrainWaiters(progressed: outbound.unsentBytes < unsentBefore) }
         while lifecycle != .closed, !isPausing, let segment = outbound.front {
             switch segment {
             case .bytes(let bytes):

@@ -14,10 +14,15 @@ struct ConnectionContext: Sendable {
 /// One client connection: reads requests, answers them in order, writes responses through
 /// an optional shaper, and enforces the timeouts and bounds of `HTTPServerConfiguration`.
 ///
-/// Invariant: every mutable property is touched only on `queue`, a serial queue owned by
-/// this connection. Dispatch sources deliver their events on it, `ResponseBodyWriter`
-/// hops onto it, and the server reaches in only through `queue.async`. That confinement is
-/// what makes the `@unchecked Sendable` sound.
+/// Invariant: every mutable property is touched only on `queue`, the serial event loop the
+/// connection belongs to (shared with other connections). Dispatch sources deliver their
+/// events on it, `ResponseBodyWriter` and `BroadcastGroup` hop onto it, and the server
+/// reaches in only through `queue.async`. That confinement is what makes the
+/// `@unchecked Sendable` sound. Because the loop is serial, one block on it may touch every
+/// connection of that loop in turn: a broadcast writes to all of them in a single block.
+/// There is deliberately no per-connection queue targeting the loop: a block on the loop
+/// would not count as running on such a queue, and blocks queued on it could be passed by
+/// blocks queued on the loop directly, reordering a stream's writes.
 final class HTTPConnection: @unchecked Sendable {
     /// Where the connection is in its life.
     enum Lifecycle {
@@ -63,11 +68,27 @@ final class HTTPConnection: @unchecked Sendable {
     let stream: any ByteStream
     let context: ConnectionContext
 
+    /// A stream whose bytes go out as they are: no shaper, no compression.
+    struct PlainStream {
+        /// The producing writer (alive while this is set: `current` holds it).
+        let writer: ObjectIdentifier
+        let chunked: Bool
+    }
+
     var parser: HTTPRequestParser
     var pending: [Pending] = []
     var current: ResponseInFlight?
-    var outbound = OutboundQueue()
-    var lifecycle = Lifecycle.open
+    // The few properties every stream write reads skip Swift's dynamic exclusivity check,
+    // which cost a tenth of a broadcast's instructions: they are confined to the loop (see
+    // above), and no access to them spans a call that could reach them again.
+    /// The current response when it is a producing plain stream: kept in step with
+    /// `current` (set when such a stream starts, cleared when it stops producing or the
+    /// connection closes), so a write checks one field instead of opening `current`.
+    @exclusivity(unchecked) var plainStream: PlainStream?
+    @exclusivity(unchecked) var outbound = OutboundQueue()
+    @exclusivity(unchecked) var lifecycle = Lifecycle.open
+    /// Producers waiting for the unsent bytes to go down (`whenDrained`).
+    var drainWaiters: [DrainWaiter] = []
     var isProcessing = false
     var peerClosed = false
     var stoppedReading = false
@@ -78,7 +99,7 @@ final class HTTPConnection: @unchecked Sendable {
     /// Created on the first write that would block; most connections never need one.
     var writeSource: DispatchSourceWrite?
     var readSuspended = false
-    var writeArmed = false
+    @exclusivity(unchecked) var writeArmed = false
     /// TLS only: a read that must write first waits for the socket to become writable,
     /// and a write that must read first waits for it to become readable.
     var readWaitsForWritable = false
@@ -92,16 +113,16 @@ final class HTTPConnection: @unchecked Sendable {
     /// When the deadline timer is set to fire next; nil when it is not set.
     var timerFiresAt: ContinuousClock.Instant?
     var pauseTimer: DispatchSourceTimer?
-    var isPausing = false
+    @exclusivity(unchecked) var isPausing = false
 
-    /// - Parameter eventLoop: the serial queue this connection's queue targets; many
-    ///   connections share one, so a thread drains the events of several connections in
-    ///   turn instead of waking once per event.
+    /// - Parameter eventLoop: the serial queue this connection runs on; many connections
+    ///   share one, so a thread drains the events of several connections in turn instead of
+    ///   waking once per event.
     init(id: UInt64, stream: any ByteStream, context: ConnectionContext, eventLoop: DispatchQueue) {
         self.id = id
         self.stream = stream
         self.context = context
-        queue = DispatchQueue(label: "mockbackend.connection", target: eventLoop)
+        queue = eventLoop
         parser = HTTPRequestParser(limits: context.configuration.limits)
         readSource = DispatchSource.makeReadSource(fileDescriptor: stream.fileDescriptor, queue: queue)
         deadlineTimer = DispatchSource.makeTimerSource(queue: queue)

@@ -32,7 +32,7 @@ public enum StreamEndReason: Sendable, Equatable, CustomStringConvertible {
 
 /// Writes the body of a streamed response. Safe to use from any thread.
 ///
-/// Writes are queued in call order on the connection's queue. Once the stream has ended
+/// Writes are queued in call order on the connection's event loop. Once the stream has ended
 /// (finished, client gone, slow reader, server stopping) every write is a no-op and
 /// `onClose` handlers have run, each exactly once.
 public final class ResponseBodyWriter: @unchecked Sendable {
@@ -42,7 +42,7 @@ public final class ResponseBodyWriter: @unchecked Sendable {
     }
 
     /// Set once in `init` and never written again, so reading it from any thread is safe.
-    private weak var connection: HTTPConnection?
+    private(set) weak var connection: HTTPConnection?
     private let state = LockedValue(State())
 
     /// The connection the body goes out on (`HTTPRequest.connectionID`).

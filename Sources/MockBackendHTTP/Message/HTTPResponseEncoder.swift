@@ -41,20 +41,38 @@ enum HTTPResponseEncoder {
     }
 
     /// One chunk: size in hex, CRLF, data, CRLF (RFC 9112 §7.1).
+    /// Framed in one allocation: every broadcast event is framed once this way.
     static func chunk(_ data: [UInt8]) -> [UInt8] {
-        var framed = Array(String(data.count, radix: 16).utf8)
-        framed.reserveCapacity(framed.count + data.count + 4)
-        framed.append(13)
-        framed.append(10)
-        framed.append(contentsOf: data)
-        framed.append(13)
-        framed.append(10)
-        return framed
+        var digits = 1
+        var rest = data.count >> 4
+        while rest > 0 {
+            digits += 1
+            rest >>= 4
+        }
+        let total = digits + data.count + 4
+        return [UInt8](unsafeUninitializedCapacity: total) { buffer, count in
+            var value = data.count
+            for index in (0..<digits).reversed() {
+                buffer[index] = hexDigits[value & 15]
+                value >>= 4
+            }
+            buffer[digits] = 13
+            buffer[digits + 1] = 10
+            data.withUnsafeBufferPointer { source in
+                guard let from = source.baseAddress, let to = buffer.baseAddress else { return }
+                (to + digits + 2).initialize(from: from, count: source.count)
+            }
+            buffer[total - 2] = 13
+            buffer[total - 1] = 10
+            count = total
+        }
     }
 
     /// 205 Reset Content: never any content, framed as `Content-Length: 0` (RFC 9110
     /// §15.3.6), whatever body a handler or a stub gave it.
     static let resetContent = 205
+
+    private static let hexDigits: [UInt8] = Array("0123456789abcdef".utf8)
 
     /// Whether a status never carries a body (RFC 9110 §6.4.1).
     static func statusForbidsBody(_ status: Int) -> Bool {

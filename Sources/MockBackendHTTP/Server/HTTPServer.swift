@@ -10,7 +10,7 @@ import Darwin
 /// An HTTP/1.1 server on POSIX sockets and Dispatch.
 ///
 /// One listening socket watched by a read source on the accept queue; each accepted
-/// connection gets its own serial queue. `start()` binds and returns at once; `stop()`
+/// connection runs on one of a few serial event loops (one per usable processor). `start()` binds and returns at once; `stop()`
 /// stops accepting, lets responses in flight finish, ends streams cleanly, and returns
 /// when every connection has closed or the grace period is over.
 public final class HTTPServer: Sendable {
@@ -176,18 +176,26 @@ public final class HTTPServer: Sendable {
     private func connectionClosed(_ id: UInt64) {
         let (onEmpty, trim): ((@Sendable () -> Void)?, Bool) = registry.withLock { registry in
             registry.connections[id] = nil
-            guard registry.connections.isEmpty else { return (nil, false) }
             // After many connections (a fan-out of streams) the allocator holds their memory;
-            // once the last one closes, hand it back.
-            let trim = registry.peak >= Self.trimAfterPeak
-            if trim { registry.peak = 0 }
+            // once almost all have closed, hand it back. Not only when none is left: a client
+            // that publishes to the streams or watches them usually keeps its own open.
+            let open = registry.connections.count
+            let trim = registry.peak >= Self.trimAfterPeak && open <= registry.peak / Self.trimBelowPeakFraction
+            if trim { registry.peak = open }
+            guard open == 0 else { return (nil, trim) }
             defer { registry.onEmpty = nil }
             return (registry.onEmpty, trim)
         }
-        if trim { acceptQueue.async { Platform.releaseFreedMemory() } }
+        if trim {
+            // A moment later: a closed connection's memory is freed once the blocks still
+            // queued for it have run.
+            acceptQueue.asyncAfter(deadline: .now() + .milliseconds(300)) { Platform.releaseFreedMemory() }
+        }
         onEmpty?()
     }
 
-    /// Connections open at once after which memory is handed back when all have closed.
+    /// Connections open at once after which memory is handed back once most have closed.
     static let trimAfterPeak = 256
+    /// "Most": the open connections are down to this fraction of the peak.
+    static let trimBelowPeakFraction = 16
 }

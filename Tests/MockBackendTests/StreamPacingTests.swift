@@ -1,0 +1,242 @@
+import Foundation
+import MockBackend
+import MockBackendHTTP
+import MockBackendTesting
+import ServerSentEvents
+import Testing
+
+/// One event stream read as it arrives, over HTTP/1.0 so the body is the raw event stream.
+/// Only the `id:` lines are looked at (the events here all carry one): megabytes of events
+/// are scanned with `memchr`, cheap enough not to slow the server down in a debug or
+/// sanitizer build.
+private final class StreamReader {
+    let client: RawHTTPClient
+    private var head: [UInt8]? = []
+    /// Unscanned bytes from a line end that may begin an `id:` line on. The body is taken
+    /// to begin with a line end, so its first line is found like the others.
+    private var pending: [UInt8] = [10]
+    private(set) var ids: [String] = []
+
+    init(
+        _ server: RunningServer, _ path: String, clientID: String, lastEventID: String? = nil,
+        receiveBufferSize: Int? = nil
+    ) throws {
+        client = try RawHTTPClient(port: server.port, receiveBufferSize: receiveBufferSize)
+        let resume = lastEventID.map { "Last-Event-ID: \($0)\r\n" } ?? ""
+        try client.send("GET \(path) HTTP/1.0\r\nX-Client-Id: \(clientID)\r\n\(resume)\r\n")
+    }
+
+    /// Notes the ids of what has been read so far.
+    private func parse() {
+        if var bytes = head {
+            bytes += client.takeBuffer()
+            guard let end = RawHTTPClient.find([13, 10, 13, 10], in: bytes) else {
+                head = bytes
+                return
+            }
+            pending += bytes[(end + 4)...]
+            head = nil
+        } else {
+            pending += client.takeBuffer()
+        }
+        let prefix = Array("\nid: ".utf8)
+        let count = pending.count
+        var keepFrom = count
+        pending.withUnsafeBufferPointer { buffer in
+            guard let base = buffer.baseAddress else { return }
+            var index = 0
+            while let found = memchr(base + index, 10, count - index) {
+                let lineStart = base.distance(to: found.assumingMemoryBound(to: UInt8.self))
+                guard lineStart + prefix.count <= count else {
+                    keepFrom = lineStart
+                    return
+                }
+                guard buffer[lineStart..<lineStart + prefix.count].elementsEqual(prefix) else {
+                    index = lineStart + 1
+                    continue
+                }
+                let idStart = lineStart + prefix.count
+                guard let lineEnd = memchr(base + idStart, 10, count - idStart) else {
+                    keepFrom = lineStart
+                    return
+                }
+                let idEnd = base.distance(to: lineEnd.assumingMemoryBound(to: UInt8.self))
+                ids.append(String(decoding: buffer[idStart..<idEnd], as: UTF8.self))
+                index = idEnd
+            }
+        }
+        pending.removeFirst(keepFrom)
+    }
+
+    /// Reads until the event with `id` has arrived.
+    func read(until id: String, timeout: Duration = .seconds(30)) async throws {
+        let deadline = ContinuousClock.now + TestTiming.scaled(timeout)
+        while ids.last != id {
+            guard ContinuousClock.now < deadline else { throw RawClientError.timedOut }
+            do {
+                if try await client.receive(timeout: .seconds(1)) == 0 { throw RawClientError.closedByPeer }
+            } catch RawClientError.timedOut {
+                continue  // a flood may pause while it waits for another reader
+            }
+            parse()
+        }
+    }
+
+    /// Reads what the server sent until it closed the connection.
+    func readToClose() async throws {
+        while (try? await client.receive(timeout: .milliseconds(500))) ?? 0 > 0 {}
+        parse()
+    }
+}
+
+private func postRequest(_ server: RunningServer, _ path: String, _ body: String) throws -> RawHTTPClient {
+    let client = try server.connect()
+    try client.send("POST \(path) HTTP/1.1\r\nHost: t\r\nContent-Length: \(body.utf8.count)\r\n\r\n\(body)")
+    return client
+}
+
+@Suite("Stream floods at the readers' pace, broadcasts and delivery counts")
+struct StreamPacingTests {
+    /// More bytes than the kernel's socket buffers and the unsent bound together: published
+    /// without pacing, the reader would be dropped as slow.
+    @Test func aFloodGoesAtItsReadersPaceAndArrivesWholeAndInOrder() async throws {
+        var configuration = MockBackendConfiguration.forTesting()
+        configuration.http.maxUnsentStreamBytes = 64 * 1024
+        try await withRunningServer(configuration) { server in
+            let stream = server.app.streams.stream(named: "channels/paced")
+            let reader = try StreamReader(
+                server, "/sse/channels/paced", clientID: "reader", receiveBufferSize: 16 * 1024)
+            #expect(await eventually { stream.subscriberCount == 1 })
+            let payload = String(repeating: "p", count: 200)
+            let admin = try postRequest(
+                server, "/__admin/streams/channels/paced/events", #"{"data":"\#(payload)","count":20000}"#)
+            try await reader.read(until: "20000", timeout: .seconds(60))
+            #expect(reader.ids == (1...20000).map(String.init))
+            let answer = try await admin.readResponse(timeout: .seconds(30))
+            #expect(answer.status == 200)
+            #expect(answer.text.contains(#""id":"20000""#))
+            #expect(answer.text.contains(#""delivered":1"#))
+            let record = try #require(server.app.streams.journal.snapshots(stream: "channels/paced").first)
+            #expect(record.endReason == nil)
+            #expect(record.deliveredCount == 20000)
+            #expect(record.deliveredIds == (1...StreamConnectionRecordLimit.ids).map(String.init))
+        }
+    }
+
+    /// A reader that stops reading holds a flood back for the patience at most; then it is
+    /// sent the rest, dropped at the unsent bound, and replayed everything it missed. The
+    /// reader that keeps reading gets every event and stays connected.
+    @Test func aStalledReaderIsLeftBehindDroppedAtTheBoundAndLosesNothing() async throws {
+        var configuration = MockBackendConfiguration.forTesting()
+        configuration.http.maxUnsentStreamBytes = 64 * 1024
+        // Long enough that a reader slowed down by a busy machine or a sanitizer still
+        // counts as reading.
+        configuration.floodPatience = TestTiming.scaled(.seconds(2))
+        try await withRunningServer(configuration) { server in
+            let stream = server.app.streams.stream(named: "channels/stall", settings: .init(retention: 40000))
+            let stalled = try StreamReader(server, "/sse/channels/stall", clientID: "stalled", receiveBufferSize: 4096)
+            let reader = try StreamReader(server, "/sse/channels/stall", clientID: "reader")
+            #expect(await eventually { stream.subscriberCount == 2 })
+            let payload = String(repeating: "s", count: 200)
+            let admin = try postRequest(
+                server, "/__admin/streams/channels/stall/events", #"{"data":"\#(payload)","count":40000}"#)
+            try await reader.read(until: "40000", timeout: .seconds(90))
+            #expect(reader.ids == (1...40000).map(String.init))
+            let answer = try await admin.readResponse(timeout: .seconds(30))
+            #expect(answer.text.contains(#""id":"40000""#))
+            let stalledRecord = server.app.streams.journal.snapshots(stream: "channels/stall").first {
+                $0.client == "stalled"
+            }
+            #expect(stalledRecord?.endReason == "slow_reader")
+
+            try await stalled.readToClose()
+            var received = stalled.ids
+            #expect(received.count < 40000)
+            // Reconnecting as EventSource would, from the last id received each time (a long
+            // replay to a slow reader can pass the bound again): nothing is lost.
+            var attempts = 0
+            while received.last != "40000", attempts < 20 {
+                attempts += 1
+                let again = try StreamReader(
+                    server, "/sse/channels/stall", clientID: "stalled", lastEventID: received.last)
+                do {
+                    try await again.read(until: "40000", timeout: .seconds(60))
+                } catch RawClientError.closedByPeer {}
+                received += again.ids
+            }
+            #expect(received == (1...40000).map(String.init))
+        }
+    }
+
+    /// Subscribers joining while events are published (on both event loops) get the
+    /// replay and then every live event, none twice and none missing.
+    @Test func subscribersJoiningDuringPublishingGetEveryEventOnceInOrder() async throws {
+        try await withRunningServer { server in
+            let stream = server.app.streams.stream(named: "channels/busy", settings: .init(retention: 5000))
+            let publisher = Thread {
+                for index in 1...3000 {
+                    stream.publish(ServerSentEvent(data: "event \(index)"))
+                    if index % 100 == 0 { usleep(2000) }
+                }
+            }
+            publisher.start()
+            var readers: [StreamReader] = []
+            for index in 0..<8 {
+                readers.append(try StreamReader(server, "/sse/channels/busy", clientID: "joiner-\(index)"))
+                try await Task.sleep(for: .milliseconds(5))
+            }
+            for reader in readers {
+                try await reader.read(until: "3000")
+                #expect(reader.ids == (1...3000).map(String.init))
+            }
+        }
+    }
+
+    @Test func theJournalCountsEveryDeliveryAndKeepsTheFirstIDsInOrder() async throws {
+        try await withRunningServer { server in
+            let stream = server.app.streams.stream(named: "channels/counted", settings: .init(retention: 10))
+            let reader = try StreamReader(server, "/sse/channels/counted", clientID: "counted")
+            #expect(await eventually { stream.subscriberCount == 1 })
+            for index in 1...3 { stream.publish(ServerSentEvent(data: "\(index)")) }
+            let connection = try #require(stream.snapshot.subscribers.first?.connection)
+            #expect(stream.send(ServerSentEvent(data: "alone", id: "x"), toConnection: connection))
+            for index in 4...250 { stream.publish(ServerSentEvent(data: "\(index)")) }
+            try await reader.read(until: "250")
+            let expected = ["1", "2", "3", "x"] + (4...250).map(String.init)
+            #expect(reader.ids == expected)
+
+            // While it is connected: counted up to now on every read.
+            #expect(stream.snapshot.subscribers.first?.deliveredCount == 251)
+            var record = try #require(server.app.streams.journal.snapshots(stream: "channels/counted").first)
+            #expect(record.deliveredCount == 251)
+            #expect(record.deliveredIds == Array(expected.prefix(StreamConnectionRecordLimit.ids)))
+            stream.publish(ServerSentEvent(data: "251"))
+            record = try #require(server.app.streams.journal.snapshots(stream: "channels/counted").first)
+            #expect(record.deliveredCount == 252)
+
+            // After it has gone, the count stays; later events are not counted.
+            reader.client.close()
+            #expect(
+                await eventually {
+                    server.app.streams.journal.snapshots(stream: "channels/counted").first?.endedAt != nil
+                })
+            stream.publish(ServerSentEvent(data: "252"))
+            record = try #require(server.app.streams.journal.snapshots(stream: "channels/counted").first)
+            #expect(record.deliveredCount == 252)
+            #expect(record.deliveredIds.count == StreamConnectionRecordLimit.ids)
+
+            // A reconnect replays the retained events: counted and noted as well.
+            let again = try StreamReader(server, "/sse/channels/counted", clientID: "counted", lastEventID: "245")
+            try await again.read(until: "252")
+            #expect(again.ids == (246...252).map(String.init))
+            #expect(await eventually { stream.snapshot.subscribers.first?.deliveredCount == 7 })
+            let second = try #require(server.app.streams.journal.snapshots(stream: "channels/counted").last)
+            #expect(second.deliveredIds == (246...252).map(String.init))
+        }
+    }
+}
+
+/// The journal's per-connection id limit, as the tests expect it.
+private enum StreamConnectionRecordLimit {
+    static let ids = 200
+}
