@@ -174,8 +174,19 @@ public final class EventStream: Sendable {
     /// Returns how many were dropped.
     @discardableResult
     public func disconnect(connection: UInt64? = nil, reset: Bool = false) -> Int {
+        // Unsubscribed here, not when the connection has closed: the close takes a hop onto
+        // the connection's loop, and an event published in between would otherwise be
+        // counted in the journal as delivered to a connection that never gets it.
         let writers = state.withLock { state in
-            state.subscribers.values.map(\.writer).filter { connection == nil || $0.connectionID == connection }
+            let leaving = state.subscribers.values.map(\.writer).filter {
+                connection == nil || $0.connectionID == connection
+            }
+            for writer in leaving {
+                state.subscribers[writer.connectionID] = nil
+                state.broadcast.remove(writer)
+                state.ledger.close(writer.connectionID, at: state.log.lastSequence)
+            }
+            return leaving
         }
         for writer in writers { writer.abort(reset: reset) }
         return writers.count
