@@ -110,9 +110,8 @@ public final class RawHTTPClient {
     /// Waits up to `timeout` for bytes and appends what arrives to `buffer`.
     /// Returns the count read: 0 means the server closed (FIN).
     ///
-    /// The wait blocks in slices of at most 5 ms and yields between them, so bytes are
-    /// seen the moment they arrive while a waiting test never holds one of the few threads
-    /// Swift concurrency runs every task on for long.
+    /// The task suspends while it waits (`ReadinessPoller`), so a waiting test never holds
+    /// one of the few threads Swift concurrency runs every task on.
     @discardableResult
     public func receive(timeout: Duration) async throws -> Int {
         try await receive(until: ContinuousClock.now + TestTiming.scaled(timeout))
@@ -120,23 +119,24 @@ public final class RawHTTPClient {
 
     /// Waits until `deadline` for bytes; see `receive(timeout:)`.
     private func receive(until deadline: ContinuousClock.Instant) async throws -> Int {
-        while true {
-            let left = deadline - .now
-            let slice = Int32(
-                max(0, min(5, left.components.seconds * 1000 + left.components.attoseconds / 1_000_000_000_000_000)))
-            var poller = pollfd(fd: fileDescriptor, events: Int16(POLLIN), revents: 0)
-            if poll(&poller, 1, slice) > 0 { break }
-            guard ContinuousClock.now < deadline else { throw RawClientError.timedOut }
-            await Task.yield()
-        }
         var chunk = [UInt8](repeating: 0, count: 64 * 1024)
-        let count = chunk.withUnsafeMutableBytes { recv(fileDescriptor, $0.baseAddress, $0.count, 0) }
-        if count < 0 {
-            if errno == ECONNRESET { throw RawClientError.resetByPeer }
-            throw RawClientError.closedByPeer
+        while true {
+            let count = chunk.withUnsafeMutableBytes {
+                recv(fileDescriptor, $0.baseAddress, $0.count, Int32(MSG_DONTWAIT))
+            }
+            if count >= 0 {
+                buffer.append(contentsOf: chunk[0..<count])
+                return count
+            }
+            let code = errno
+            if code == EINTR { continue }
+            guard code == EAGAIN || code == EWOULDBLOCK else {
+                if code == ECONNRESET { throw RawClientError.resetByPeer }
+                throw RawClientError.closedByPeer
+            }
+            guard ContinuousClock.now < deadline else { throw RawClientError.timedOut }
+            _ = await ReadinessPoller.shared.waitReadable(fileDescriptor, until: deadline)
         }
-        buffer.append(contentsOf: chunk[0..<count])
-        return count
     }
 
     /// Reads until `buffer` holds `count` bytes or the deadline passes.

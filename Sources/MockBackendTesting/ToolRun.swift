@@ -2,33 +2,27 @@ import Foundation
 
 /// A command-line tool (curl, openssl, python3) run by a test, its output in a file so no
 /// pipe is watched in the test process. Stopped when released.
-public final class ToolRun: @unchecked Sendable {
-    public let process = Process()
+public final class ToolRun: Sendable {
+    public let process: ChildProcess
     private let outputFile: URL
 
+    /// - Parameter executable: a path (`/usr/bin/env` finds a tool on `PATH`).
     public init(_ executable: String, _ arguments: [String], stdin: String? = nil) throws {
         outputFile = FileManager.default.temporaryDirectory.appendingPathComponent("tool-\(UUID().uuidString).out")
-        _ = FileManager.default.createFile(atPath: outputFile.path, contents: nil)
-        let output = try FileHandle(forWritingTo: outputFile)
-        process.executableURL = URL(fileURLWithPath: executable)
-        process.arguments = arguments
-        process.standardOutput = output
-        process.standardError = output
+        var inputFile: URL?
         if let stdin {
             let input = FileManager.default.temporaryDirectory.appendingPathComponent("tool-\(UUID().uuidString).in")
             try stdin.write(to: input, atomically: true, encoding: .utf8)
-            process.standardInput = try FileHandle(forReadingFrom: input)
-            // The open handle keeps the contents; the name can go at once.
-            try? FileManager.default.removeItem(at: input)
-        } else {
-            process.standardInput = FileHandle.nullDevice
+            inputFile = input
         }
-        try process.run()
-        try output.close()
+        // posix_spawn returns once the child has opened its input: the name can go then.
+        defer { if let inputFile { try? FileManager.default.removeItem(at: inputFile) } }
+        process = try ChildProcess(
+            executable: executable, arguments: arguments, input: inputFile?.path, output: outputFile.path)
     }
 
     deinit {
-        if process.isRunning { process.terminate() }
+        process.terminate()
         try? FileManager.default.removeItem(at: outputFile)
     }
 

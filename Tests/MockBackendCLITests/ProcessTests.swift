@@ -6,8 +6,8 @@ import Testing
 
 /// Runs the built `mockbackend` binary as a child process. Its output goes to a file,
 /// read back on demand, so no Dispatch source watches a pipe in the test process.
-final class ServerProcess: @unchecked Sendable {
-    let process = Process()
+final class ServerProcess: Sendable {
+    let process: ChildProcess
     private let outputFile: URL
 
     /// The executable next to the test bundle in the build folder.
@@ -25,22 +25,15 @@ final class ServerProcess: @unchecked Sendable {
     init(_ arguments: [String], environment: [String: String] = [:]) throws {
         outputFile = FileManager.default.temporaryDirectory.appendingPathComponent(
             "mockbackend-\(UUID().uuidString).log")
-        _ = FileManager.default.createFile(atPath: outputFile.path, contents: nil)
-        let output = try FileHandle(forWritingTo: outputFile)
-        process.executableURL = Self.executable
-        process.arguments = arguments
-        process.currentDirectoryURL = URL(fileURLWithPath: PackageRoot.path)
         var env = ProcessInfo.processInfo.environment.filter { !$0.key.hasPrefix("MOCKBACKEND_") }
         env.merge(environment) { $1 }
-        process.environment = env
-        process.standardOutput = output
-        process.standardError = output
-        try process.run()
-        try output.close()
+        process = try ChildProcess(
+            executable: Self.executable.path, arguments: arguments, environment: env, directory: PackageRoot.path,
+            output: outputFile.path)
     }
 
     deinit {
-        if process.isRunning { process.terminate() }
+        process.terminate()
         try? FileManager.default.removeItem(at: outputFile)
     }
 

@@ -100,17 +100,20 @@ struct KeepAliveTests {
         }
     }
 
-    /// A server that writes head and body in two calls without TCP_NODELAY stalls each
-    /// request on a 40 ms delayed ACK: 100 requests would take about 4 s.
+    /// A server that writes head and body in two calls without TCP_NODELAY stalls every
+    /// request on a 40 ms delayed ACK. A busy machine makes some requests slow too, but
+    /// never all of them: a good share of 100 must each take well under 40 ms.
     @Test func hundredSequentialRequestsDoNotStallOnDelayedACK() async throws {
         try await withHTTPServer(responder: TestRoutes.responder()) { server in
             let client = try RawHTTPClient(server)
-            let start = ContinuousClock.now
+            var fast = 0
             for _ in 0..<100 {
+                let start = ContinuousClock.now
                 try client.send("POST /echo HTTP/1.1\r\nHost: t\r\nContent-Length: 2\r\n\r\nhi")
                 #expect(try await client.readResponse().text == "hi")
+                if ContinuousClock.now - start < .milliseconds(25) { fast += 1 }
             }
-            #expect(ContinuousClock.now - start < TestTiming.scaled(.seconds(2)))
+            #expect(fast >= 20, "\(fast) of 100 requests took under 25 ms")
         }
     }
 }

@@ -180,7 +180,10 @@ struct HTTPSClosingTests {
                     tls.sendall(b"GET /health HTTP/1.0\\r\\n\\r\\n")
                     received = b""
                     while b'"ok"}' not in received:
-                        received += tls.recv(4096)
+                        chunk = tls.recv(4096)
+                        if not chunk:
+                            sys.exit("closed before the whole response")
+                        received += chunk
                     os.close(tls.detach())
                 print("resets done")
                 """
