@@ -51,8 +51,7 @@ public enum JSONValue: Codable, Sendable, Equatable {
     /// A string as itself; anything else as compact JSON text with sorted keys.
     public var text: String {
         if case .string(let value) = self { return value }
-        let data = (try? JSONCoding.encoder.encode(self)) ?? Data()
-        return String(decoding: data, as: UTF8.self)
+        return String(decoding: serialized ?? [], as: UTF8.self)
     }
 }
 

@@ -34,9 +34,7 @@ public final class AdminEventFeed: Sendable {
     public func publish(_ kind: Kind, _ fields: [String: JSONValue]) {
         var object = fields
         object["ts"] = .string(Timestamp.iso8601(Date()))
-        let data = (try? JSONCoding.encoder.encode(JSONValue.object(object))).map {
-            String(decoding: $0, as: UTF8.self)
-        }
+        let data = JSONValue.object(object).serialized.map { String(decoding: $0, as: UTF8.self) }
         stream.publish(ServerSentEvent(type: kind.rawValue, data: data ?? "{}"))
     }
 }

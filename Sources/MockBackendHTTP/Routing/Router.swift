@@ -19,11 +19,30 @@ public enum RouteResolution: Sendable {
 /// Maps method and path to handlers. Built once at wiring time, then read-only.
 public struct Router: Sendable {
     public private(set) var routes: [Route] = []
+    /// Indexes into `routes`, in order, of the routes whose first segment is this literal:
+    /// a path is only tried against those and `openRoutes`, not against every route.
+    private var routesByFirstSegment: [String: [Int]] = [:]
+    /// Indexes of the routes whose first segment is not a literal (or that have none).
+    private var openRoutes: [Int] = []
 
     public init() {}
 
     public mutating func add(_ method: String, _ pattern: String, _ handler: @escaping HTTPHandler) {
-        routes.append(Route(method: method, pattern: RoutePattern(pattern), handler: handler))
+        let route = Route(method: method, pattern: RoutePattern(pattern), handler: handler)
+        if case .literal(let first)? = route.pattern.segments.first {
+            routesByFirstSegment[first, default: []].append(routes.count)
+        } else {
+            openRoutes.append(routes.count)
+        }
+        routes.append(route)
+    }
+
+    /// The indexes of the routes that can match a path starting with `first`, in the order
+    /// the routes were added.
+    private func candidateIndexes(first: Substring?) -> [Int] {
+        guard let first, let literal = routesByFirstSegment[String(first)] else { return openRoutes }
+        if openRoutes.isEmpty { return literal }
+        return (literal + openRoutes).sorted()
     }
 
     public mutating func get(_ pattern: String, _ handler: @escaping HTTPHandler) { add("GET", pattern, handler) }
@@ -40,9 +59,9 @@ public struct Router: Sendable {
     public func resolve(method: String, path: String) -> RouteResolution {
         let segments = path.split(separator: "/", omittingEmptySubsequences: true)
         var candidates: [(route: Route, parameters: [String: String])] = []
-        for route in routes {
-            guard let parameters = route.pattern.match(segments) else { continue }
-            candidates.append((route, parameters))
+        for index in candidateIndexes(first: segments.first) {
+            guard let parameters = routes[index].pattern.match(segments) else { continue }
+            candidates.append((routes[index], parameters))
         }
         guard let best = candidates.map(\.route.pattern.specificity).max(by: RoutePattern.lessSpecific) else {
             return .notFound
