@@ -13,13 +13,15 @@ struct EventLogTests {
 
     @Test func assignsIncreasingIDs() {
         let log = log(retention: 10, count: 3)
-        #expect(log.entries.map(\.wireID) == ["1", "2", "3"])
+        #expect(log.events.map(\.wireID) == ["1", "2", "3"])
         #expect(log.lastSequence == 3)
     }
 
     @Test func keepsOnlyTheRetainedEvents() {
         let log = log(retention: 10, count: 100)
-        #expect(log.retained.map(\.wireID) == (91...100).map(String.init))
+        #expect(log.events.map(\.wireID) == (91...100).map(String.init))
+        #expect(log.events.map(\.sequence) == Array(91...100))
+        #expect(log.retainedCount == 10)
     }
 
     @Test func replaysByLastEventID() {
@@ -53,6 +55,22 @@ struct EventLogTests {
             Issue.record("foreign id → unknown")
             return
         }
+    }
+
+    @Test func replaysTheBytesThatWentOutAcrossItsBuffers() {
+        var log = EventLog(retention: 200)
+        var sent: [[UInt8]] = []
+        for index in 1...300 {
+            let event = ServerSentEvent(
+                type: index % 2 == 0 ? "even" : nil, data: String(repeating: "é\(index)", count: 100))
+            sent.append(log.append(event, retry: index == 300 ? 5000 : nil).bytes)
+        }
+        let retained = log.events
+        #expect(retained.map(\.sequence) == Array(101...300))
+        #expect(retained.map(\.bytes) == Array(sent[100...]))
+        let last = ServerSentEvent(type: "even", data: String(repeating: "é300", count: 100), id: "300")
+        #expect(retained.last?.bytes == SSEEncoder.encode(last, retry: 5000))
+        #expect(log.lastWireID == "300")
     }
 
     @Test func keepsAnExplicitID() {

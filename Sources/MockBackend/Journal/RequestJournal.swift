@@ -27,57 +27,61 @@ public struct JournaledRequest: Codable, Sendable, Equatable {
 
 /// The last requests the mock answered, for verification: how many logins did my client
 /// make, did it send the session header. Admin requests are not journaled.
+///
+/// Entries are kept as bytes in chunks (`ChunkedRecordLog`) and decoded when read: every
+/// request, stream connections included, makes one, and thousands of them must not pin
+/// memory between the buffers of connections that have gone.
 public final class RequestJournal: Sendable {
     private struct State {
-        var entries: [JournaledRequest] = []
+        var entries: ChunkedRecordLog
         var nextID = 1
-        /// Wall-clock times of entries, to filter by `since`.
-        var times: [Date] = []
     }
 
     /// Entries kept; older ones go first. Default 5,000.
     public let capacity: Int
     /// Where each recorded request is also published as a `request` event.
     private let events: AdminEventFeed?
-    private let state = LockedValue(State())
+    private let state: LockedValue<State>
     static let excerptLength = 1024
 
     public init(capacity: Int = 5000, events: AdminEventFeed? = nil) {
         self.capacity = capacity
         self.events = events
+        state = LockedValue(State(entries: ChunkedRecordLog(retention: capacity)))
     }
 
     func record(_ request: HTTPRequest, status: Int, duration: Duration, fault: String? = nil) {
-        var headers: [String: String] = [:]
-        for field in request.headers {
-            headers[field.name] = headers[field.name].map { $0 + ", " + field.value } ?? field.value
-        }
         let now = Date()
-        let excerpt = String(decoding: request.body.prefix(Self.excerptLength), as: UTF8.self)
-        let milliseconds = duration.milliseconds
-        let entry = state.withLock { state in
-            let entry = JournaledRequest(
-                id: state.nextID, receivedAt: Timestamp.iso8601(now), method: request.method,
-                target: request.target,
-                path: request.path, headers: headers, bodyExcerpt: excerpt, bodySize: request.body.count,
-                status: status, durationMs: milliseconds.rounded(toPlaces: 3), connection: request.connectionID,
-                fault: fault)
-            state.entries.append(entry)
-            state.times.append(now)
+        let milliseconds = duration.milliseconds.rounded(toPlaces: 3)
+        let id = state.withLock { state in
+            let id = state.nextID
             state.nextID += 1
-            if state.entries.count > capacity + capacity / 4 {
-                let excess = state.entries.count - capacity
-                state.entries.removeFirst(excess)
-                state.times.removeFirst(excess)
+            state.entries.append { record in
+                record.write(id)
+                record.write(now.timeIntervalSinceReferenceDate)
+                record.write(request.method)
+                record.write(request.target)
+                record.write(request.path)
+                record.write(UInt64(request.headers.count))
+                for field in request.headers {
+                    record.write(field.name)
+                    record.write(field.value)
+                }
+                record.write(Array(request.body.prefix(Self.excerptLength)))
+                record.write(request.body.count)
+                record.write(status)
+                record.write(milliseconds)
+                record.write(request.connectionID)
+                record.write(fault)
             }
-            return entry
+            return id
         }
         var fields: [String: JSONValue] = [
-            "id": .integer(entry.id), "method": .string(entry.method), "target": .string(entry.target),
-            "status": .integer(entry.status), "durationMs": .number(entry.durationMs),
-            "connection": .integer(Int(clamping: entry.connection)),
+            "id": .integer(id), "method": .string(request.method), "target": .string(request.target),
+            "status": .integer(status), "durationMs": .number(milliseconds),
+            "connection": .integer(Int(clamping: request.connectionID)),
         ]
-        if let fault = entry.fault { fields["fault"] = .string(fault) }
+        if let fault { fields["fault"] = .string(fault) }
         events?.publish(.request, fields)
     }
 
@@ -85,29 +89,51 @@ public final class RequestJournal: Sendable {
     public func entries(matching matcher: RequestMatcher = RequestMatcher(), since: Date? = nil, limit: Int = .max)
         -> [JournaledRequest]
     {
-        let (entries, times) = state.withLock { ($0.entries, $0.times) }
         var result: [JournaledRequest] = []
-        for index in entries.indices.reversed() where result.count < limit {
-            if let since, times[index] < since { break }
-            if matcher.matches(entries[index]) { result.append(entries[index]) }
+        for (entry, receivedAt) in decoded().reversed() where result.count < limit {
+            if let since, receivedAt < since { break }
+            if matcher.matches(entry) { result.append(entry) }
         }
         return result
     }
 
     /// How many entries `matcher` accepts.
     public func count(matching matcher: RequestMatcher) -> Int {
-        state.withLock { $0.entries }.filter(matcher.matches).count
+        decoded().count { matcher.matches($0.entry) }
     }
 
     /// Forgets every entry; returns how many there were.
     @discardableResult
     public func clear() -> Int {
         state.withLock { state in
-            defer {
-                state.entries = []
-                state.times = []
-            }
+            defer { state.entries.removeAll() }
             return state.entries.count
+        }
+    }
+
+    /// Every entry with the time it arrived, oldest first.
+    private func decoded() -> [(entry: JournaledRequest, receivedAt: Date)] {
+        // A copy shares the chunks; decoding it does not hold up requests being recorded.
+        let entries = state.withLock(\.entries)
+        return entries.map { record in
+            let id = record.readInt()
+            let receivedAt = Date(timeIntervalSinceReferenceDate: record.readDouble())
+            let method = record.readString()
+            let target = record.readString()
+            let path = record.readString()
+            var headers: [String: String] = [:]
+            for _ in 0..<record.readUInt64() {
+                let name = record.readString()
+                let value = record.readString()
+                // Repeated fields are joined, as RFC 9110 §5.3 allows for a list.
+                headers[name] = headers[name].map { $0 + ", " + value } ?? value
+            }
+            let entry = JournaledRequest(
+                id: id, receivedAt: Timestamp.iso8601(receivedAt), method: method, target: target, path: path,
+                headers: headers, bodyExcerpt: String(decoding: record.readBytes(), as: UTF8.self),
+                bodySize: record.readInt(), status: record.readInt(), durationMs: record.readDouble(),
+                connection: record.readUInt64(), fault: record.readOptionalString())
+            return (entry, receivedAt)
         }
     }
 }

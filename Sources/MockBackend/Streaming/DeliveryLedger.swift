@@ -1,3 +1,5 @@
+import MockBackendHTTP
+
 /// What each subscriber of one stream was sent, kept without work per delivery.
 ///
 /// A subscriber gets every event logged while it is subscribed, so its live deliveries are
@@ -66,6 +68,7 @@ struct DeliveryLedger {
     mutating func close(_ connection: UInt64, at lastSequence: Int) {
         settle(connection, at: lastSequence)
         guard let account = accounts.removeValue(forKey: connection) else { return }
+        accounts.shrinkIfSparse()
         if account.needsIDs { stopNeedingIDs() }
     }
 

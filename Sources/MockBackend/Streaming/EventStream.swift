@@ -93,7 +93,7 @@ public final class EventStream: Sendable {
         state.withLock { state in
             let logged = state.log.append(event, retry: retry)
             if let retry { state.retry = retry }
-            state.broadcast.write(logged.prepared)
+            state.broadcast.write(PreparedBodyPart(logged.bytes))
             state.ledger.logged(logged)
             return logged
         }
@@ -117,7 +117,7 @@ public final class EventStream: Sendable {
             while logged < count, bytes.count < byteLimit {
                 let entry = state.log.append(event, retry: logged == 0 ? retry : nil)
                 if logged == 0, let retry { state.retry = retry }
-                bytes += entry.prepared.raw
+                bytes += entry.bytes
                 state.ledger.logged(entry)
                 last = entry
                 logged += 1
@@ -183,6 +183,7 @@ public final class EventStream: Sendable {
             }
             for writer in leaving {
                 state.subscribers[writer.connectionID] = nil
+                state.subscribers.shrinkIfSparse()
                 state.broadcast.remove(writer)
                 state.ledger.close(writer.connectionID, at: state.log.lastSequence)
             }
@@ -242,7 +243,7 @@ public final class EventStream: Sendable {
             case .everything, .after:
                 break
             }
-            for event in replay.events { writer.write(event.prepared) }
+            for event in replay.events { writer.write(event.bytes) }
             record.noteDelivered(count: replay.events.count, ids: replay.events.lazy.map(\.wireID))
             if !state.finished {
                 state.subscribers[connection] = Subscriber(writer: writer, record: record)
@@ -266,6 +267,7 @@ public final class EventStream: Sendable {
             let retry = state.withLock { state -> Int? in
                 if state.subscribers[connection]?.writer === writer {
                     state.subscribers[connection] = nil
+                    state.subscribers.shrinkIfSparse()
                     state.broadcast.remove(writer)
                     state.ledger.close(connection, at: state.log.lastSequence)
                 }
@@ -288,8 +290,8 @@ public final class EventStream: Sendable {
         state.withLock { state in
             state.ledger.settleAll(at: state.log.lastSequence)
             return EventStreamSnapshot(
-                name: name, lastEventId: state.log.entries.last?.wireID, eventCount: state.log.lastSequence,
-                retainedCount: state.log.retained.count, finished: state.finished, retry: state.retry,
+                name: name, lastEventId: state.log.lastWireID, eventCount: state.log.lastSequence,
+                retainedCount: state.log.retainedCount, finished: state.finished, retry: state.retry,
                 heartbeat: settings.heartbeat,
                 subscribers: state.subscribers.values.map { subscriber in
                     let record = subscriber.record.notedSnapshot

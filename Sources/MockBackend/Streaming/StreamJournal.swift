@@ -82,20 +82,25 @@ final class StreamConnectionRecord: Sendable {
 
     /// Records the end once; `advertisedRetry` is remembered for the client's next connection.
     func end(reason: String, advertisedRetry: Int?) {
-        let ended = state.withLock { state -> Bool in
+        let ended = state.withLock { state -> StreamConnectionSnapshot? in
             state.settleLive = nil
-            guard state.snapshot.endedAt == nil else { return false }
+            guard state.snapshot.endedAt == nil else { return nil }
             state.snapshot.endedAt = Timestamp.iso8601(Date())
             state.snapshot.endReason = reason
-            return true
+            return state.snapshot
         }
-        if ended { journal.noteEnd(clientKey: clientKey, advertisedRetry: advertisedRetry) }
+        if let ended { journal.noteEnd(ended, clientKey: clientKey, advertisedRetry: advertisedRetry) }
     }
 }
 
 /// Every stream connection: request headers, the Last-Event-ID it sent, ids delivered, how
 /// it ended and why, and for a reconnect the gap since the same client's previous
 /// connection ended. A client is told apart by `X-Client-Id`, else by `User-Agent`, per stream.
+///
+/// Kept: the record of every connection still open, and the last `capacity` ended ones.
+/// Open records are objects that change as events go out; an ended record is final and is
+/// kept as bytes (`ChunkedRecordLog`), so thousands of ended streams leave a few buffers
+/// behind, not thousands of small objects.
 public final class StreamJournal: Sendable {
     private struct PreviousEnd {
         var at: ContinuousClock.Instant
@@ -104,17 +109,23 @@ public final class StreamJournal: Sendable {
     }
 
     private struct State {
-        var records: [StreamConnectionRecord] = []
+        /// Records of the connections still open, by record id.
+        var open: [Int: StreamConnectionRecord] = [:]
+        /// Ended records, in the order they ended.
+        var ended: ChunkedRecordLog
         var nextID = 1
+        /// When each client's last connection to a stream ended, by `clientKey`.
         var previousEnds: [String: PreviousEnd] = [:]
     }
 
-    /// Records kept; older ones are dropped first.
+    /// Ended records kept; older ones are dropped first. The clients remembered for
+    /// reconnect gaps are bounded by the same number (the most recent ends win).
     let capacity: Int
-    private let state = LockedValue(State())
+    private let state: LockedValue<State>
 
     public init(capacity: Int = 1000) {
         self.capacity = capacity
+        state = LockedValue(State(ended: ChunkedRecordLog(retention: capacity)))
     }
 
     func open(stream: String, request: HTTPRequest, lastEventID: String?) -> StreamConnectionRecord {
@@ -140,26 +151,43 @@ public final class StreamJournal: Sendable {
                 requestHeaders: headers, deliveredIds: [], deliveredCount: 0, reconnect: reconnect)
             state.nextID += 1
             let record = StreamConnectionRecord(snapshot: snapshot, clientKey: clientKey, journal: self)
-            state.records.append(record)
-            if state.records.count > capacity { state.records.removeFirst(state.records.count - capacity) }
+            state.open[snapshot.id] = record
             return record
         }
     }
 
-    fileprivate func noteEnd(clientKey: String, advertisedRetry: Int?) {
+    /// Moves an ended record from the open ones to the ended ones, unless the journal was
+    /// cleared since it opened.
+    fileprivate func noteEnd(_ snapshot: StreamConnectionSnapshot, clientKey: String, advertisedRetry: Int?) {
+        let end = PreviousEnd(at: .now, wallTime: Date(), advertisedRetry: advertisedRetry)
         state.withLock { state in
-            state.previousEnds[clientKey] = PreviousEnd(at: .now, wallTime: Date(), advertisedRetry: advertisedRetry)
+            guard state.open.removeValue(forKey: snapshot.id) != nil else { return }
+            state.open.shrinkIfSparse()
+            state.ended.append(snapshot.write(to:))
+            state.previousEnds[clientKey] = end
+            if state.previousEnds.count > 2 * max(1, capacity) {
+                let kept = state.previousEnds.sorted { $0.value.at > $1.value.at }.prefix(max(1, capacity))
+                state.previousEnds = Dictionary(uniqueKeysWithValues: kept.map { ($0.key, $0.value) })
+            }
         }
     }
 
-    /// Records oldest first, of one stream or all.
+    /// Records in the order their connections opened, of one stream or all.
     public func snapshots(stream: String? = nil) -> [StreamConnectionSnapshot] {
-        let records = state.withLock { $0.records }
-        return records.map(\.snapshot).filter { stream == nil || $0.stream == stream }
+        let (open, ended) = state.withLock { state in (Array(state.open.values), state.ended) }
+        // Read outside the lock: settling an open record takes its stream's lock.
+        return (ended.map(StreamConnectionSnapshot.init(reading:)) + open.map(\.snapshot))
+            .filter { stream == nil || $0.stream == stream }
+            .sorted { $0.id < $1.id }
     }
 
+    /// Forgets every record; connections open now are not recorded when they end.
     public func clear() {
-        state.withLock { $0 = State(nextID: $0.nextID) }
+        state.withLock { state in
+            state.open = [:]
+            state.ended.removeAll()
+            state.previousEnds = [:]
+        }
     }
 }
 

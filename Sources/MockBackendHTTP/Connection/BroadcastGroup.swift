@@ -64,6 +64,8 @@ public struct BroadcastGroup: Sendable {
                 loops[index].members[position] = last
                 loops[index].indices[last.writer.connectionID] = position
             }
+            loops[index].members.shrinkIfSparse()
+            loops[index].indices.shrinkIfSparse()
             return
         }
     }

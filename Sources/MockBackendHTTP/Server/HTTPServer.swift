@@ -176,6 +176,7 @@ public final class HTTPServer: Sendable {
     private func connectionClosed(_ id: UInt64) {
         let (onEmpty, trim): ((@Sendable () -> Void)?, Bool) = registry.withLock { registry in
             registry.connections[id] = nil
+            registry.connections.shrinkIfSparse()
             // After many connections (a fan-out of streams) the allocator holds their memory;
             // once almost all have closed, hand it back. Not only when none is left: a client
             // that publishes to the streams or watches them usually keeps its own open.
