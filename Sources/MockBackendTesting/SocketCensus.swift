@@ -8,7 +8,11 @@ public enum SocketCensus {
         #if os(Linux)
         var inodes = Set<String>()
         for table in ["/proc/net/tcp", "/proc/net/tcp6"] {
-            guard let text = try? String(contentsOfFile: table, encoding: .utf8) else { continue }
+            // Read to the end: `String(contentsOfFile:)` takes one read(), and the kernel
+            // hands out these tables a page (about 27 sockets) per read, so every socket
+            // past the first page went uncounted and a leak could pass unseen.
+            guard let data = FileHandle(forReadingAtPath: table)?.readDataToEndOfFile() else { continue }
+            let text = String(decoding: data, as: UTF8.self)
             for line in text.split(separator: "\n").dropFirst() {
                 let fields = line.split(separator: " ", omittingEmptySubsequences: true)
                 guard fields.count > 9, let colon = fields[1].lastIndex(of: ":"),

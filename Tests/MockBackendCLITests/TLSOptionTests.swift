@@ -27,17 +27,41 @@ struct TLSOptionTests {
         return Int(banner[range].dropLast().split(separator: ":").last ?? "")
     }
 
-    @Test func aSelfSignedListenerPrintsItsFingerprintAndWritesItsCertificate() async throws {
+    /// The output of an `openssl` command, nil when it fails.
+    private static func openssl(_ arguments: [String]) async throws -> String? {
+        let run = try ToolRun("/usr/bin/openssl", arguments)
+        return await run.exitStatus() == 0 ? run.output : nil
+    }
+
+    /// With no certificate given (and again with `--tls-self-signed` given explicitly) the
+    /// listener makes one: the fingerprint printed is that of the file written, which
+    /// verifies against itself, names localhost and the loopback addresses, and is served.
+    @Test(arguments: [[], ["--tls-self-signed"]])
+    func aSelfSignedListenerPrintsItsFingerprintAndWritesItsCertificate(_ selfSigned: [String]) async throws {
         let directory = try Self.scratch()
         defer { try? FileManager.default.removeItem(at: directory) }
         let certificateFile = directory.appendingPathComponent("cert.pem").path
-        let server = try ServerProcess(["--port", "0", "--tls-port", "0", "--tls-cert-out", certificateFile])
+        let server = try ServerProcess(
+            ["--port", "0", "--tls-port", "0", "--tls-cert-out", certificateFile] + selfSigned)
         _ = try await server.waitForListening()
         let banner = server.text
         let tlsPort = try #require(Self.httpsPort(in: banner), "\(banner)")
-        #expect(banner.contains(/tls sha256 ([0-9A-F]{2}:){31}[0-9A-F]{2}/))
+        let printed = try #require(
+            banner.firstMatch(of: /tls sha256 ((?:[0-9A-F]{2}:){31}[0-9A-F]{2})\n/)?.output.1, "\(banner)")
         let pem = try String(contentsOfFile: certificateFile, encoding: .utf8)
         #expect(pem.hasPrefix("-----BEGIN CERTIFICATE-----"))
+
+        let fingerprint = try await Self.openssl(["x509", "-noout", "-fingerprint", "-sha256", "-in", certificateFile])
+        #expect(
+            fingerprint?.split(separator: "=").last?.trimmingCharacters(in: .whitespacesAndNewlines) == String(printed),
+            "openssl: \(fingerprint ?? "failed"), printed: \(printed)")
+        let verify = try await Self.openssl(["verify", "-CAfile", certificateFile, certificateFile])
+        #expect(verify?.contains("\(certificateFile): OK") == true, "\(verify ?? "verify failed")")
+        let names = try await Self.openssl(["x509", "-noout", "-ext", "subjectAltName", "-in", certificateFile])
+        for name in ["DNS:localhost", "IP Address:127.0.0.1", "IP Address:0:0:0:0:0:0:0:1"] {
+            #expect(names?.contains(name) == true, "\(name) missing from \(names ?? "no SAN")")
+        }
+
         let curl = try ToolRun(
             "/usr/bin/curl", ["--silent", "--fail", "--cacert", certificateFile, "https://localhost:\(tlsPort)/health"])
         #expect(await curl.exitStatus() == 0)

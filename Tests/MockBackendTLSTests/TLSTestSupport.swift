@@ -31,15 +31,22 @@ struct TLSServer {
 
 let silentLogger = Logger(label: "mockbackend.test", factory: { _ in SwiftLogNoOpLogHandler() })
 
-func withTLSServer<Result: Sendable>(_ body: (TLSServer) async throws -> Result) async throws -> Result {
+/// - Parameters:
+///   - logger: what the TLS layer logs to (handshake failures, plain HTTP on the TLS port).
+///   - configure: changes to the test configuration, e.g. shorter timeouts.
+func withTLSServer<Result: Sendable>(
+    logger: Logger = silentLogger, configure: (inout MockBackendConfiguration) -> Void = { _ in },
+    _ body: (TLSServer) async throws -> Result
+) async throws -> Result {
     let scratch = try ScratchDirectory()
     defer { scratch.remove() }
     let identity = try TLSIdentity.selfSigned()
     let certificateFile = scratch.path("cert.pem")
     try identity.certificatePEM.write(toFile: certificateFile, atomically: true, encoding: .utf8)
     var configuration = MockBackendConfiguration.forTesting()
+    configure(&configuration)
     configuration.tls = TLSListenerSettings(
-        port: 0, transport: try TLSContext(identity: identity, logger: silentLogger),
+        port: 0, transport: try TLSContext(identity: identity, logger: logger),
         certificatePEM: identity.certificatePEM, sha256Fingerprint: identity.sha256Fingerprint)
     return try await withRunningServer(configuration) { server in
         try await body(TLSServer(server: server, certificateFile: certificateFile, identity: identity))
