@@ -3,19 +3,27 @@
 #
 # 1. Validates the document (openapi-spec-validator), and the golden examples in
 #    openapi/examples/ against its schemas (check_examples.py).
-# 2. Starts the built mockbackend on 127.0.0.1, port 0.
-# 3. Runs schemathesis against every operation, stateless (examples, coverage and fuzzing
+# 2. Starts the built mockbackend on 127.0.0.1, port 0, with an API key and an admin token.
+# 3. Proves that schemathesis validates the JSON inside an event's `data` against the
+#    event schema's `contentSchema` (an annotation to JSON Schema; schemathesis checks it
+#    through `contentMediaType`): a copy of the document with one payload schema broken
+#    must fail on the stream it describes (sse_payloads.py broken-copy).
+# 4. Runs schemathesis against every operation, stateless (examples, coverage and fuzzing
 #    phases) with every check: no 5xx, every status, content type, header and body as
-#    documented (event streams event by event), invalid input refused, valid input
-#    accepted, authentication enforced. openapi/contract_hooks.py supplies credentials
-#    and existing ids and undoes the global side effects of fault rules and stubs.
-# 4. Stops the server (SIGTERM must end it with status 0) and fails on any finding, on a
+#    documented (event streams event by event, the JSON in their data included), invalid
+#    input refused, valid input accepted, authentication enforced (the admin token
+#    included). openapi/contract_hooks.py supplies credentials and existing ids, undoes
+#    the global side effects of fault rules and stubs, and tallies the events it saw.
+# 5. Fails unless every stream operation whose events carry JSON yielded at least one
+#    such event (sse_payloads.py coverage): a stream silent for the whole read checks nothing.
+# 6. Stops the server (SIGTERM must end it with status 0) and fails on any finding, on a
 #    crash, or on a fatal error in the server's log.
 #
 # Run from the repository root after `swift build`. Installs what it uses into
 # .build/contract-venv. CONTRACT_MAX_EXAMPLES (default 25) bounds the fuzzing phase;
 # CONTRACT_SEED changes the generated inputs; CONTRACT_EXTRA_ARGS is added to the
-# schemathesis command line (e.g. "--include-path-regex ^/api/v2/imports" to focus);
+# schemathesis command line (e.g. "--include-path-regex ^/api/v2/imports" to focus; step 5
+# is then skipped);
 # CONTRACT_HOOKS names another hooks file (one that loads contract_hooks.py and adds
 # its own, to debug); CONTRACT_TIME_LIMIT (default 1200 s) stops a run that hangs.
 set -euo pipefail
@@ -67,6 +75,7 @@ if [ ! -x "$BIN" ]; then
     exit 1
 fi
 API_KEY="contract-$(od -An -N8 -tx1 /dev/urandom | tr -d ' \n')"
+ADMIN_TOKEN="contract-admin-$(od -An -N8 -tx1 /dev/urandom | tr -d ' \n')"
 SPEED=20
 SERVER_LOG="$WORK/server.log"
 # --speed 20: a generation takes 1 s and small imports finish at once, so their streams
@@ -74,8 +83,10 @@ SERVER_LOG="$WORK/server.log"
 # close after --userinfo-idle-timeout. Channels and the admin feed never end: schemathesis
 # reads a stream until it has 20 events or the request timeout passes.
 # An HTTPS listener with a throwaway certificate, so that GET /__admin/tls/cert.pem answers.
-"$BIN" --port 0 --api-key "$API_KEY" --speed "$SPEED" --userinfo-idle-timeout 10 --seed 7 \
-    --tls-port 0 --tls-self-signed --log-level warning >"$SERVER_LOG" 2>&1 &
+# --admin-token: the admin operations declare it, and `ignored_auth` checks that each one
+# refuses a request without it or with a wrong one.
+"$BIN" --port 0 --api-key "$API_KEY" --admin-token "$ADMIN_TOKEN" --speed "$SPEED" \
+    --userinfo-idle-timeout 10 --seed 7 --tls-port 0 --tls-self-signed --log-level warning >"$SERVER_LOG" 2>&1 &
 SERVER_PID=$!
 PORT=""
 for _ in $(seq 1 100); do
@@ -92,10 +103,32 @@ fi
 BASE_URL="http://127.0.0.1:$PORT"
 log "server on $BASE_URL"
 
-# --- schemathesis ------------------------------------------------------------------------
+# --- event payloads are validated ---------------------------------------------------------
+# The broken copy asks the one event of GET /conformance/sse/headers for a header no request
+# sends; schemathesis must report that payload, or the contentSchemas below check nothing.
 status=0
+"$VENV/bin/python" openapi/sse_payloads.py broken-copy openapi/openapi.yaml "$WORK/broken.json"
+canary_status=0
+HYPOTHESIS_STORAGE_DIRECTORY="$ROOT/.build/contract-hypothesis" timeout --signal=INT --kill-after=30 120 \
+    "$VENV/bin/schemathesis" --config-file openapi/schemathesis.toml run "$WORK/broken.json" \
+    --url "$BASE_URL" --include-operation-id conformanceHeaders --checks response_schema_conformance \
+    --phases fuzzing --max-examples 3 --workers 1 --seed 1 --generation-database none --no-color \
+    >"$WORK/canary.log" 2>&1 || canary_status=$?
+if [ "$canary_status" -eq 1 ] && grep -q "SSE event payload violates content schema" "$WORK/canary.log" &&
+    grep -qF 'x-contract-canary" is a required property' "$WORK/canary.log"; then
+    log "event payloads are validated (a broken contentSchema was caught)"
+else
+    echo "contract: schemathesis did not catch an event payload that breaks its contentSchema" \
+        "(status $canary_status), so event payloads would go unchecked:" >&2
+    cat "$WORK/canary.log" >&2
+    status=1
+fi
+
+# --- schemathesis ------------------------------------------------------------------------
 # Hypothesis keeps its caches under .build, not in the repository root.
-CONTRACT_BASE_URL=$BASE_URL CONTRACT_API_KEY=$API_KEY CONTRACT_SPEED=$SPEED \
+SSE_TALLY="$WORK/sse-tally.jsonl"
+CONTRACT_BASE_URL=$BASE_URL CONTRACT_API_KEY=$API_KEY CONTRACT_ADMIN_TOKEN=$ADMIN_TOKEN \
+    CONTRACT_SPEED=$SPEED CONTRACT_SSE_TALLY=$SSE_TALLY \
     HYPOTHESIS_STORAGE_DIRECTORY="$ROOT/.build/contract-hypothesis" \
     SCHEMATHESIS_HOOKS="${CONTRACT_HOOKS:-$ROOT/openapi/contract_hooks.py}" \
     timeout --signal=INT --kill-after=30 "${CONTRACT_TIME_LIMIT:-1200}" \
@@ -109,6 +142,13 @@ CONTRACT_BASE_URL=$BASE_URL CONTRACT_API_KEY=$API_KEY CONTRACT_SPEED=$SPEED \
     --seed "${CONTRACT_SEED:-20261122}" \
     --generation-database none \
     --no-color ${CONTRACT_EXTRA_ARGS:-} || status=$?
+
+if [ -z "${CONTRACT_EXTRA_ARGS:-}" ]; then
+    log "event payloads validated, by stream operation:"
+    "$VENV/bin/python" openapi/sse_payloads.py coverage openapi/openapi.yaml "$SSE_TALLY" || status=1
+else
+    log "CONTRACT_EXTRA_ARGS is set: not requiring every stream operation's payloads"
+fi
 
 # --- the server again --------------------------------------------------------------------
 if ! kill -0 "$SERVER_PID" 2>/dev/null; then

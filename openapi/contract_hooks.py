@@ -1,12 +1,14 @@
 """Schemathesis hooks that `openapi/check.sh` loads for its run against a live mockbackend.
 
-Three jobs, none of which skips an operation or a check:
+Four jobs, none of which skips an operation or a check:
 
 * Authentication. Every operation that declares security gets real credentials: a fresh
   player session (`X-SessionId`, or the `sessionId` cookie on the casino route), a fresh
-  bearer token from `POST /api/auth/login`, or the workflow API key (as `Authorization:
-  Bearer` or `X-API-Key`, alternately). Schemathesis' `ignored_auth` check then removes
-  or spoils them itself to see that they are enforced.
+  bearer token from `POST /api/auth/login`, the workflow API key (as `Authorization:
+  Bearer` or `X-API-Key`, alternately), or the admin token the server was started with
+  (`Authorization: Bearer`; on `GET /__admin/events` that or `?access_token=`, alternately).
+  Schemathesis' `ignored_auth` check then removes or spoils them itself to see that they
+  are enforced.
 * Test data. Path parameters that name things (a user, an import job, a generation, a
   workflow session, a session, a fault rule, a stub mapping, a stream) are replaced, in
   most cases, by something that exists, made just before the call, so that operations
@@ -18,18 +20,24 @@ Three jobs, none of which skips an operation or a check:
   Stream pushes given a real stream go to `channels/...` streams: a fuzzed push into a
   backend's stream would be data the backend never sends (the document says an admin
   push can add any event).
+* Event streams. Every 2xx event stream is tallied (which events, which with JSON data),
+  so that check.sh can fail when a stream operation's payloads were never validated; the
+  user-info stream, which is silent unless a balance moves, gets balance postings while it
+  is read.
 
-The server is started by check.sh; its base URL, API key and clock speed come from the
-environment.
+The server is started by check.sh; its base URL, API key, admin token and clock speed come
+from the environment.
 """
 
 from __future__ import annotations
 
 import http.cookiejar
 import itertools
+import json
 import os
 import random
 import threading
+import time
 import uuid
 
 import requests
@@ -37,6 +45,10 @@ import schemathesis
 
 BASE = os.environ["CONTRACT_BASE_URL"]
 API_KEY = os.environ["CONTRACT_API_KEY"]
+# check.sh starts the server with --admin-token: every /__admin route but the health check
+# and the certificate asks for it.
+ADMIN_TOKEN = os.environ["CONTRACT_ADMIN_TOKEN"]
+ADMIN_HEADERS = {"Authorization": f"Bearer {ADMIN_TOKEN}"}
 SPEED = float(os.environ.get("CONTRACT_SPEED", "1"))
 # How often a path parameter names something that exists; the rest stay as generated.
 FIXTURE_SHARE = 0.75
@@ -61,6 +73,8 @@ _counter = itertools.count(1)
 
 
 def _call(method: str, path: str, **kwargs) -> requests.Response:
+    if path.startswith("/__admin/"):
+        kwargs["headers"] = {**ADMIN_HEADERS, **(kwargs.get("headers") or {})}
     return _http.request(method, BASE + path, timeout=10, **kwargs)
 
 
@@ -150,6 +164,26 @@ class WorkflowKeyAuth:
         else:
             headers["X-API-Key"] = data
         case.headers = headers
+
+
+_admin_counter = itertools.count()
+
+
+@schemathesis.auth(refresh_interval=None, retry_on=[]).apply_to(path_regex=r"^/__admin/").skip_for(
+    path=["/__admin/health", "/__admin/tls/cert.pem"]
+)
+class AdminTokenAuth:
+    """The admin token: as `Authorization: Bearer`, or on the admin feed (which a browser's
+    EventSource opens) as `?access_token=` every other time, the two ways the document allows."""
+
+    def get(self, case, context):
+        return ADMIN_TOKEN
+
+    def set(self, case, data, context):
+        if case.operation.path == "/__admin/events" and next(_admin_counter) % 2:
+            case.query = {**(case.query or {}), "access_token": data}
+        else:
+            case.headers = {**(case.headers or {}), "Authorization": f"Bearer {data}"}
 
 
 # Test data -----------------------------------------------------------------------------
@@ -243,19 +277,100 @@ def _negated_path(case) -> bool:
     return any(location.value == "path" and info.mode.is_negative for location, info in components.items())
 
 
+def _feed_user_info(user: int) -> None:
+    """Balance postings for `user` (two events each) while its user-info stream is read: the
+    stream sends nothing otherwise, and closes after --userinfo-idle-timeout (0.5 s at
+    check.sh's speed) without an event, well within the 1 s read. A posting that comes
+    before the stream is subscribed is simply not seen, hence three."""
+
+    def post() -> None:
+        for _ in range(3):
+            time.sleep(0.12)
+            try:
+                requests.post(
+                    f"{BASE}/__admin/users/{user}/balance", json={"amount": 1}, headers=ADMIN_HEADERS, timeout=5
+                )
+            except requests.RequestException:
+                return
+
+    threading.Thread(target=post, daemon=True).start()
+
+
 @schemathesis.hook
 def before_call(context, case, kwargs):
     parameters = case.path_parameters
     if not parameters or _negated_path(case):
         return
-    if _random.random() >= FIXTURE_SHARE:
+    if _random.random() < FIXTURE_SHARE:
+        replaced = dict(parameters)
+        for name in parameters:
+            value = _fixture(case.operation.path, name)
+            if value is not None:
+                replaced[name] = value
+        case.path_parameters = replaced
+    if case.operation.path == "/v2/player/{userId}/information/updates":
+        user = user_id()
+        if str(case.path_parameters.get("userId")) == str(user):
+            _feed_user_info(user)
+
+
+# Event streams -------------------------------------------------------------------------
+#
+# Schemathesis validates each event of a text/event-stream response against the schema the
+# document gives the response, `data` included: its `contentMediaType` keyword deserializes
+# the data and validates it against `contentSchema` (schemathesis/specs/openapi/
+# content_keywords.py), inside `oneOf` and through `$ref`. check.sh proves that on every run
+# (a copy of the document with one payload schema broken must fail). What it cannot tell is
+# whether a stream yielded any event before its read was cut short, so every 2xx stream
+# response is tallied here (CONTRACT_SSE_TALLY, one JSON line per response), and
+# `sse_payloads.py coverage` fails when a stream operation whose events carry JSON yielded none.
+
+SSE_TALLY = os.environ.get("CONTRACT_SSE_TALLY")
+
+
+def sse_events(content: bytes) -> list[dict]:
+    """The events of a text/event-stream body (WHATWG HTML 9.2.6): lines split at CRLF, LF or
+    CR, a leading BOM dropped, comments skipped, one space after the colon removed; a block
+    without data is not an event; an event without `event:` is `message`; the last `id:`
+    (one without NUL) carries over; a block the body ends in, unterminated, is dropped."""
+    text = content.decode("utf-8", errors="replace").removeprefix("\ufeff")
+    events, data, fields, last_id = [], [], {}, None
+    # The piece after the last line break is no line yet.
+    for line in text.replace("\r\n", "\n").replace("\r", "\n").split("\n")[:-1]:
+        if line == "":
+            if data:
+                events.append({"event": fields.get("event") or "message", "data": "\n".join(data), "id": last_id})
+            data, fields = [], {}
+            continue
+        if line.startswith(":"):
+            continue
+        name, _, value = line.partition(":")
+        value = value.removeprefix(" ")
+        if name == "data":
+            data.append(value)
+        elif name == "event":
+            fields["event"] = value
+        elif name == "id" and "\0" not in value:
+            last_id = value
+    return events
+
+
+def _tally_events(case, response) -> None:
+    content_type = (response.headers.get("content-type") or [""])[0]
+    if SSE_TALLY is None or not content_type.lower().startswith("text/event-stream"):
         return
-    replaced = dict(parameters)
-    for name in parameters:
-        value = _fixture(case.operation.path, name)
-        if value is not None:
-            replaced[name] = value
-    case.path_parameters = replaced
+    kinds: dict[str, int] = {}
+    json_kinds: dict[str, int] = {}
+    for event in sse_events(response.content):
+        kinds[event["event"]] = kinds.get(event["event"], 0) + 1
+        try:
+            json.loads(event["data"])
+        except ValueError:
+            continue
+        json_kinds[event["event"]] = json_kinds.get(event["event"], 0) + 1
+    line = {"method": case.method.lower(), "path": case.operation.path, "events": kinds, "json": json_kinds}
+    with _lock, open(SSE_TALLY, "a", encoding="utf-8") as tally:
+        tally.write(json.dumps(line) + "\n")
 
 
 # Isolation -----------------------------------------------------------------------------
@@ -273,6 +388,7 @@ def after_call(context, case, response):
     path, method = case.operation.path, case.method.upper()
     if not 200 <= response.status_code < 300:
         return
+    _tally_events(case, response)
     body = _json(response)
     if path == "/__admin/faults" and method == "POST" and isinstance(body, dict) and "id" in body:
         _call("DELETE", f"/__admin/faults/{body['id']}")

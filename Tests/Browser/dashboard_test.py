@@ -1,6 +1,7 @@
 #!/usr/bin/env python3
-"""Real-browser tests: the dashboard in headless Chromium, and Chromium's own EventSource
-resuming an import stream with Last-Event-ID. Run by Tests/Browser/run.sh.
+"""Real-browser tests: the dashboard in headless Chromium (each of its buttons clicked at
+least once, its effect checked through the API or the live feed), and Chromium's own
+EventSource resuming an import stream with Last-Event-ID. Run by Tests/Browser/run.sh.
 
   python3 Tests/Browser/dashboard_test.py --binary .build/debug/mockbackend [--screenshots DIR]
 
@@ -177,6 +178,87 @@ def fill_the_dashboard(server, driver):
     driver.execute_script("window.scrollTo(0, 0)")
 
 
+def test_every_other_action(binary):
+    """The buttons the first test leaves alone, each clicked once and its effect checked
+    outside the page: Kick, Complete and Fail on a generation, Complete on an import, Drop
+    on a stream, Remove on a fault rule. A manual clock holds every job where it is until a
+    button moves it."""
+    with Server(binary, "--clock", "manual") as server, Browser() as driver:
+        driver.get(server.url("/"))
+        wait_for(lambda: feed_state(driver) == "live", 15, "the dashboard's live feed to open")
+
+        # Kick: the session ends as Kicked (3), the feed says so, and the API answers 403.
+        session = player_login(server)
+        balance_path = f"/v2/player/{DEMO_USER_ID}/balance"
+        click_when_present(
+            driver, f'tr[data-session-id="{session}"] button[data-action="kick"]', "the session's Kick button"
+        )
+        kicked = wait_for(lambda: feed_items(driver, "session.expired", session), 10, "the kick in the live feed")
+        check("Kicked (3)" in kicked[0].text, f"the feed says {kicked[0].text!r}, not Kicked (3)")
+        status, _, body = server.request("GET", balance_path, headers={"X-SessionId": session})
+        check(status == 403, f"after the kick {balance_path} answered {status}, not 403")
+        check(json.loads(body).get("errorCode") == 403, f"the 403 body is {body!r}")
+
+        # Complete on an import: every row processed at once.
+        job = server.upload_csv(books_csv(40))["jobId"]
+        click_when_present(driver, f'tr[data-job-id="{job}"] button[data-action="complete"]', "the import's Complete")
+        snapshot = wait_for(
+            lambda: (s := server.json("GET", f"/api/v2/imports/{job}"))["status"] == "complete" and s,
+            10,
+            "the import completed",
+        )
+        check(snapshot["processedRows"] == 40, f"the completed import says {snapshot}")
+
+        # Complete and Fail on generations.
+        token = server.json("POST", "/api/auth/login", {"email": "demo@example.com", "password": "demo1234"})["token"]
+        bearer = {"Authorization": f"Bearer {token}"}
+        create = lambda prompt: server.json(  # noqa: E731
+            "POST", "/api/generations", {"prompt": prompt}, headers=bearer, expect=201
+        )["id"]
+        for action, expected in (("complete", "completed"), ("fail", "failed")):
+            generation = create(f"a lighthouse, then {action}")
+            click_when_present(
+                driver,
+                f'tr[data-generation-id="{generation}"] button[data-action="{action}"]',
+                f"the generation's {action} button",
+            )
+            wait_for(
+                lambda: server.json("GET", f"/api/generations/{generation}", headers=bearer)["status"] == expected,
+                10,
+                f"the generation {expected}",
+            )
+
+        # Drop on a stream with a subscriber: the server ends its connection (without the end
+        # of the body, so `aborted`), as the feed tells.
+        driver.execute_script("window.__dropped = new EventSource('/sse/channels/actions');")
+        wait_for(lambda: feed_items(driver, "stream.connected", "channels/actions"), 10, "the channel's subscriber")
+        click_when_present(driver, 'tr[data-stream="channels/actions"] button[data-action="disconnect"]', "Drop")
+        dropped = wait_for(
+            lambda: feed_items(driver, "stream.disconnected", "channels/actions"), 10, "the drop in the live feed"
+        )
+        check("(aborted)" in dropped[0].text, f"the feed says {dropped[0].text!r}, not an aborted connection")
+        driver.execute_script("window.__dropped.close();")
+
+        # Remove on a fault rule: the admin API no longer lists it.
+        fault = {"match": {"path": "/nowhere"}, "fault": {"kind": "reset"}}
+        rule = server.json("POST", "/__admin/faults", fault, expect=201)
+        click_when_present(
+            driver, f'tr[data-fault-id="{rule["id"]}"] button[data-action="remove"]', "the rule's Remove button"
+        )
+        wait_for(
+            lambda: all(r["id"] != rule["id"] for r in server.json("GET", "/__admin/faults")),
+            10,
+            "the fault rule removed",
+        )
+        wait_for(
+            lambda: not driver.find_elements(By.CSS_SELECTOR, f'tr[data-fault-id="{rule["id"]}"]'),
+            10,
+            "the rule's row to go",
+        )
+        check_no_script_errors(driver)
+        print("ok  every other dashboard action (kick, complete, fail, drop, remove)")
+
+
 def test_import_stream_resumes_in_chromium(binary):
     """Chromium's EventSource on an import stream; the admin API drops the connection; the
     browser comes back after `retry:` with Last-Event-ID and sees every event exactly once.
@@ -290,6 +372,15 @@ def test_admin_token(binary, screenshots):
             10,
             "the new session in the sessions table",
         )
+
+        # "Forget it on this tab": the prompt comes back, and the admin API still wants the token.
+        driver.find_element(By.ID, "forget-token").click()
+        wait_for(lambda: driver.find_element(By.ID, "admin-token").is_displayed(), 10, "the prompt after forgetting")
+        check(feed_state(driver) == "token", f"the feed state is {feed_state(driver)!r} after forgetting the token")
+        check(
+            driver.execute_script("return sessionStorage.getItem('mockbackend.adminToken')") is None,
+            "the token is still kept on the tab",
+        )
         check_no_script_errors(driver)
         print("ok  dashboard with --admin-token")
 
@@ -303,6 +394,7 @@ def main():
     signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))
     tests = [
         ("expire from the dashboard", lambda: test_expire_from_the_dashboard(options.binary, options.screenshots)),
+        ("every other dashboard action", lambda: test_every_other_action(options.binary)),
         ("import stream resumes in Chromium", lambda: test_import_stream_resumes_in_chromium(options.binary)),
         ("dashboard with --admin-token", lambda: test_admin_token(options.binary, options.screenshots)),
     ]
