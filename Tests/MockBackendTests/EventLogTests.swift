@@ -73,6 +73,17 @@ struct EventLogTests {
         #expect(log.lastWireID == "300")
     }
 
+    @Test func tellsWhetherAClientWouldBeReplayedAnything() {
+        let log = log(retention: 10, count: 30)
+        #expect(log.hasEvents(after: nil))
+        #expect(log.hasEvents(after: "29"))
+        #expect(!log.hasEvents(after: "30"))
+        #expect(log.hasEvents(after: "5"))
+        #expect(log.hasEvents(after: "banana"))
+        #expect(!EventLog(retention: 10).hasEvents(after: nil))
+        #expect(!EventLog(retention: 10).hasEvents(after: "3"))
+    }
+
     @Test func keepsAnExplicitID() {
         var log = EventLog(retention: 5)
         let logged = log.append(ServerSentEvent(data: "x", id: "custom-1"))

@@ -54,7 +54,7 @@ struct ChunkedRecordLog {
         var writer = RecordWriter()
         swap(&writer.bytes, &chunks[last].bytes)
         let start = writer.bytes.count
-        writer.bytes.append(contentsOf: [0, 0, 0, 0])
+        for _ in 0..<4 { writer.bytes.append(0) }
         write(&writer)
         let length = UInt32(clamping: writer.bytes.count - start - 4)
         for byte in 0..<4 { writer.bytes[start + byte] = UInt8(truncatingIfNeeded: length >> (8 * byte)) }
@@ -68,7 +68,7 @@ struct ChunkedRecordLog {
     }
 
     /// Calls `read` with a reader on each record a reader sees, oldest first.
-    func forEach(_ read: (inout RecordReader) throws -> Void) rethrows {
+    func forEachRecord(_ read: (inout RecordReader) throws -> Void) rethrows {
         var skip = storedCount - count
         for chunk in chunks {
             let bytes = chunk.bytes
@@ -92,7 +92,7 @@ struct ChunkedRecordLog {
     func map<Record>(_ decode: (inout RecordReader) throws -> Record) rethrows -> [Record] {
         var records: [Record] = []
         records.reserveCapacity(count)
-        try forEach { records.append(try decode(&$0)) }
+        try forEachRecord { records.append(try decode(&$0)) }
         return records
     }
 

@@ -66,23 +66,58 @@ struct EventLog {
     }
 
     /// The retained events, oldest first.
-    var events: [LoggedEvent] {
-        var sequence = lastSequence - retained.count
-        return retained.map { record in
-            sequence += 1
-            return LoggedEvent(sequence: sequence, wireID: record.readString(), bytes: record.readBytes())
+    var events: [LoggedEvent] { events(from: 0) }
+
+    /// The retained events from the `start`-th on (0 is the oldest), decoded.
+    private func events(from start: Int) -> [LoggedEvent] {
+        let oldestSequence = lastSequence - retained.count + 1
+        var index = 0
+        var events: [LoggedEvent] = []
+        events.reserveCapacity(max(0, retained.count - start))
+        retained.forEachRecord { record in
+            defer { index += 1 }
+            guard index >= start else { return }
+            events.append(
+                LoggedEvent(sequence: oldestSequence + index, wireID: record.readString(), bytes: record.readBytes()))
         }
+        return events
+    }
+
+    /// Where `lastEventID` is among the retained events: every reconnect asks, so only the
+    /// ids are read (short ids are small strings: nothing is copied to the heap).
+    private func position(of lastEventID: String?) -> Position {
+        guard let lastEventID, !lastEventID.isEmpty else { return .none }
+        var index = 0
+        var found: Int?
+        retained.forEachRecord { record in
+            if record.readString() == lastEventID { found = index }
+            index += 1
+        }
+        if let found { return .retained(found) }
+        if let sequence = Int(lastEventID), sequence >= 1, sequence <= lastSequence { return .expired }
+        return .unknown
+    }
+
+    private enum Position {
+        case none
+        case retained(Int)
+        case expired, unknown
     }
 
     func replay(after lastEventID: String?) -> Replay {
-        let retained = events
-        guard let lastEventID, !lastEventID.isEmpty else { return .everything(retained) }
-        if let index = retained.lastIndex(where: { $0.wireID == lastEventID }) {
-            return .after(Array(retained[(index + 1)...]))
+        switch position(of: lastEventID) {
+        case .none: .everything(events)
+        case .retained(let index): .after(events(from: index + 1))
+        case .expired: .expired(events)
+        case .unknown: .unknown(events)
         }
-        if let sequence = Int(lastEventID), sequence >= 1, sequence <= lastSequence {
-            return .expired(retained)
+    }
+
+    /// Whether a client that sent `lastEventID` would be replayed anything.
+    func hasEvents(after lastEventID: String?) -> Bool {
+        switch position(of: lastEventID) {
+        case .retained(let index): index + 1 < retained.count
+        case .none, .expired, .unknown: retained.count > 0
         }
-        return .unknown(retained)
     }
 }

@@ -203,7 +203,7 @@ public final class EventStream: Sendable {
     /// and nothing follows that id. Such a client is answered 204, which stops EventSource.
     func hasNothingAfter(_ lastEventID: String?) -> Bool {
         state.withLock { state in
-            state.finished && state.log.replay(after: lastEventID).events.isEmpty
+            state.finished && !state.log.hasEvents(after: lastEventID)
         }
     }
 
