@@ -1,10 +1,11 @@
 #!/usr/bin/env python3
 """Drives the SSE benchmark against one running server (bench/sse/run.sh starts it).
 
-    driver.py measure --name NAME --kind mockbackend|hummingbird --pid PID --port PORT \
+    driver.py measure --name NAME --kind mockbackend|hummingbird|floor --pid PID --port PORT \
         --client bench/results/sse/bin/sse_client --out RESULT.json --raw DIR [options]
     driver.py report DIRECTORY [--meta META.json]
-        (merges DIRECTORY/mockbackend-*.json and hummingbird-*.json; markdown on stdout)
+        (merges DIRECTORY/mockbackend-*.json, hummingbird-*.json and floor-*.json if any;
+        markdown on stdout)
 
 Runs as one process pinned (by run.sh) to the client CPU; the sse_client processes it starts
 inherit that pinning. Standard library only. Every wait is bounded; every client process is
@@ -474,14 +475,15 @@ def load_runs(directory, name):
 def report(args):
     mb = load_runs(args.directory, "mockbackend")
     hb = load_runs(args.directory, "hummingbird")
+    fl = load_runs(args.directory, "floor")
     meta = json.load(open(args.meta)) if args.meta else {}
     by_size = lambda run: {s["streams"]: s for s in run["sizes"]}
-    mbs, hbs = by_size(mb), by_size(hb)
+    mbs, hbs, fls = by_size(mb), by_size(hb), by_size(fl)
     sizes = sorted(set(mbs) & set(hbs))
     mib = lambda k: f"{k / 1024:.1f}"
     ratio = lambda a, b: f"{a / b:.2f}" if a and b else "n/a"
     verdict = lambda ok: "met" if ok else "**missed**"
-    servers = (("mockbackend", mbs), ("hummingbird 2.28.1", hbs))
+    servers = (("mockbackend", mbs), ("hummingbird 2.28.1", hbs)) + ((("C floor", fls),) if fls else ())
     lines = []
     w = lines.append
     w(f"## SSE fan-out — {meta.get('date', time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime()))}")
@@ -501,6 +503,8 @@ def report(args):
     w("|---:|---|---:|---:|---:|---:|---:|---|---:|---:|")
     for n in sizes:
         for label, table in servers:
+            if n not in table:
+                continue
             s = table[n]
             w(f"| {n:,} | {label} | {s['p50_last_ms']} | {s['p99_last_ms']} | {s['p50_first_ms']} | "
               f"{s['cpu_us_per_delivery']} | {s['rss_per_stream_kib']} | {mib(s['rss_idle_kib'])} → "
@@ -509,7 +513,7 @@ def report(args):
     w("")
     for label, table in servers:
         for n in sizes:
-            for i, c in enumerate(table[n].get("later_cycles", []), start=2):
+            for i, c in enumerate(table.get(n, {}).get("later_cycles", []), start=2):
                 w(f"- {label}, {n:,} streams, cycle {i} in the same process: RSS {mib(c['rss_idle_kib'])} → "
                   f"{mib(c['rss_streams_kib'])} → {mib(c['rss_after_events_kib'])} → "
                   f"{mib(c['rss_after_disconnect_kib'])} MiB; p50/p99 {c['p50_last_ms']}/{c['p99_last_ms']} ms; "
@@ -546,9 +550,11 @@ def report(args):
         for n in sizes:
             m, h = mbs[n], hbs[n]
             name = "≤ 8 µs server CPU per delivery at 5,000 streams" if n == 5000 else f"(CPU per delivery, {n:,} streams, µs)"
+            floor = fls.get(n, {}).get("cpu_us_per_delivery")
+            beside = f"; the C floor {floor} µs, mockbackend / floor {ratio(m['cpu_us_per_delivery'], floor)}" if floor else ""
             w(f"| {name} | {m['cpu_us_per_delivery']} | {h['cpu_us_per_delivery']} | "
               f"{ratio(m['cpu_us_per_delivery'], h['cpu_us_per_delivery'])} | "
-              f"{verdict(m['cpu_us_per_delivery'] <= 8) if n == 5000 else ''} |")
+              f"{verdict(m['cpu_us_per_delivery'] <= 8) if n == 5000 else ''}{beside} |")
         for n in sizes:
             m, h = mbs[n], hbs[n]
             w(f"| ≤ 8 KiB per idle stream ({n:,} streams) | {m['rss_per_stream_kib']} | {h['rss_per_stream_kib']} | "
@@ -559,6 +565,13 @@ def report(args):
             hback = h["rss_after_disconnect_kib"] - h["rss_idle_kib"]
             w(f"| RSS back to idle after {n:,} streams close (within 2 MiB): after − idle, MiB | {back / 1024:+.1f} | "
               f"{hback / 1024:+.1f} | | {verdict(back <= 2048)} |")
+        for n in sizes:
+            for i, c in enumerate(mbs[n].get("later_cycles", []), start=2):
+                grew = c["rss_after_disconnect_kib"] - c["rss_idle_kib"]
+                # 1 MiB: about 100 bytes a stream at 10,000, and twice the spread of RSS seen
+                # between cycles of the same process.
+                w(f"| no growth: cycle {i} of {n:,} streams in the same process, after − before, MiB | "
+                  f"{grew / 1024:+.1f} | | | {verdict(grew <= 1024)} |")
     me, he = mb["throughput_median_eps"], hb["throughput_median_eps"]
     w(f"| ≥ 200,000 events/s on one stream | {me or 'failed'} | {he or 'failed'} | {ratio(me, he)} | "
       f"{verdict(bool(me) and me >= 200000)} |")
@@ -570,7 +583,8 @@ def main():
     sub = parser.add_subparsers(dest="command", required=True)
     m = sub.add_parser("measure")
     m.add_argument("--name", required=True)
-    m.add_argument("--kind", choices=["mockbackend", "hummingbird"], required=True)
+    # floor (floor_server.c) speaks the Hummingbird peer's routes.
+    m.add_argument("--kind", choices=["mockbackend", "hummingbird", "floor"], required=True)
     m.add_argument("--pid", type=int, required=True)
     m.add_argument("--port", type=int, required=True)
     m.add_argument("--client", required=True)

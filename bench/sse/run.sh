@@ -6,6 +6,9 @@
 # For each server in turn (never both at once): N concurrent streams (1,000, 5,000, 10,000),
 # one event published at a time, time to the last subscriber, server CPU per delivery and
 # RSS per idle stream; then one stream taking one publish request of 500,000 events.
+# A minimal C epoll server (sse/floor_server.c: one send() per delivery, nothing else)
+# runs the fan-out sizes too, as the floor this machine's loopback sets for CPU per
+# delivery in the same run.
 #
 # Environment (all optional):
 #   SIZES=1000,5000,10000  stream counts
@@ -19,7 +22,7 @@
 #   SKIP_BUILD=1           use the release binaries already built
 #   WAIT_FOR_IDLE=1        before measuring, wait (up to ~10 min) until the CPUs are >= 85% idle
 #   NICE=-10               niceness of servers and clients (default -10 as root, else 0)
-#   ONLY=mockbackend|hummingbird   measure one server only (no comparison report)
+#   ONLY=mockbackend|hummingbird|floor   measure one server only (no comparison report)
 #
 # Writes bench/results/sse/latest.md (markdown summary, also printed) and the raw JSON of
 # each server under bench/results/sse/. Uses only 127.0.0.1; stops everything it started.
@@ -100,6 +103,7 @@ MB_BUILD=(swift build -c release --static-swift-stdlib --scratch-path "$ROOT/.bu
 HB_BUILD=(swift build -c release --static-swift-stdlib --package-path "$PEER_DIR")
 mkdir -p "$RESULTS/bin" "$RAW"
 CLIENT="$RESULTS/bin/sse_client"
+FLOOR_BIN="$RESULTS/bin/floor_server"
 # Others edit Sources/ while this runs; swift build then stops with "modified during the
 # build": try again a few times.
 build() {
@@ -118,6 +122,7 @@ if [ "$SKIP_BUILD" != 1 ]; then
     build "${HB_BUILD[@]}"
 fi
 gcc -O2 -Wall -o "$CLIENT" "$SSE_DIR/sse_client.c"
+gcc -O2 -Wall -o "$FLOOR_BIN" "$SSE_DIR/floor_server.c"
 MB_BIN="$(cd "$ROOT" && "${MB_BUILD[@]}" --show-bin-path)/mockbackend"
 HB_BIN="$(cd "$ROOT" && "${HB_BUILD[@]}" --show-bin-path)/HummingbirdPeer"
 [ -x "$MB_BIN" ] || die "missing $MB_BIN"
@@ -176,6 +181,8 @@ start() {
     if [ "$1" = mockbackend ]; then
         start_server mockbackend "$RAW/mockbackend.log" "$MB_BIN" --port 0 --log-level warning \
             --heartbeat 0 --max-connections 12000
+    elif [ "$1" = floor ]; then
+        start_server floor "$RAW/floor.log" "$FLOOR_BIN" 0
     else
         start_server hummingbird "$RAW/hummingbird.log" "$HB_BIN" 0
     fi
@@ -186,17 +193,24 @@ cd "$ROOT"  # mockbackend reads Public/ and openapi/ relative to the working dir
 rm -f "$RESULTS"/*.json
 LARGEST="${SIZES##*,}"
 START="$(date +%s)"
-for name in mockbackend hummingbird; do
-    [ -z "$ONLY" ] || [ "$ONLY" = "$name" ] || continue
-    # One fresh server per size, so RSS per stream and "back to idle" start from a clean
-    # process; the largest size runs two connect/publish/disconnect cycles.
-    for size in ${SIZES//,/ }; do
+SERVERS=(mockbackend hummingbird floor)
+# One fresh server per size, so RSS per stream and "back to idle" start from a clean
+# process; the largest size runs two connect/publish/disconnect cycles. The servers take
+# turns size by size, so that the machine's state (other tenants, the kernel's loopback
+# cost) is close to the same for the three figures of one size.
+for size in ${SIZES//,/ }; do
+    for name in "${SERVERS[@]}"; do
+        [ -z "$ONLY" ] || [ "$ONLY" = "$name" ] || continue
         start "$name"
         cycles=1
         [ "$size" = "$LARGEST" ] && cycles=2
         measure "$name" "$name" "$RESULTS/$name-size-$size.json" --sizes "$size" --cycles "$cycles" --tp-rounds 0
         stop_server
     done
+done
+# One stream: the floor does not buffer, and 500,000 events at once would overflow it.
+for name in mockbackend hummingbird; do
+    [ -z "$ONLY" ] || [ "$ONLY" = "$name" ] || continue
     start "$name"
     measure "$name" "$name" "$RESULTS/$name-throughput.json" --sizes "" --tp-rounds "$TP_ROUNDS"
     stop_server
