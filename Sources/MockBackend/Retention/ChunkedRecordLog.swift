@@ -6,7 +6,7 @@
 /// land between the connections' buffers, and once the connections close, the scattered
 /// survivors pin the allocator's pages: the process stays near its peak size. Here what
 /// outlives a burst of connections is a few dozen contiguous buffers, and the pages the
-/// connections used go back to the system (`Platform.releaseFreeMemory`).
+/// connections used go back to the system (`Platform.releaseFreedMemory`).
 ///
 /// Each record is a `RecordWriter`'s bytes after their length (four bytes, little-endian). A chunk grows like
 /// any array until it holds `chunkBytes`; the next one starts with that much room.
