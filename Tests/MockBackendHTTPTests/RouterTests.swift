@@ -79,6 +79,30 @@ struct RouterTests {
         #expect(parameters == ["id": "other"])
     }
 
+    /// A route that starts with a parameter is tried for every path, whether it was added
+    /// before or after the routes whose first segment is a literal.
+    @Test func routesStartingWithAParameterMatchBesideLiteralOnes() {
+        var router = Router()
+        router.get("/{tenant}/status") { _ in .text("early") }
+        router.get("/items/{id}") { _ in .text("item") }
+        router.get("/{tenant}/a/b") { _ in .text("late") }
+        let expected = [
+            ("/items/status", "/items/{id}"), ("/other/status", "/{tenant}/status"),
+            ("/items/a/b", "/{tenant}/a/b"), ("/other/a/b", "/{tenant}/a/b"), ("/items/7", "/items/{id}"),
+        ]
+        for (path, pattern) in expected {
+            guard case .matched(let route, _) = router.resolve(method: "GET", path: path) else {
+                Issue.record("GET \(path) should reach \(pattern)")
+                continue
+            }
+            #expect(route.pattern.description == pattern, "GET \(path)")
+        }
+        guard case .notFound = router.resolve(method: "GET", path: "/items") else {
+            Issue.record("GET /items matches nothing")
+            return
+        }
+    }
+
     @Test func headFallsBackToGet() {
         #expect(responder().respond(to: HTTPRequest(method: "HEAD", target: "/users/3")).status == 200)
     }

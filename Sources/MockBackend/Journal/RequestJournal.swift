@@ -67,7 +67,7 @@ public final class RequestJournal: Sendable {
                     record.write(field.name)
                     record.write(field.value)
                 }
-                record.write(Array(request.body.prefix(Self.excerptLength)))
+                record.write(request.body.prefix(Self.excerptLength))
                 record.write(request.body.count)
                 record.write(status)
                 record.write(milliseconds)

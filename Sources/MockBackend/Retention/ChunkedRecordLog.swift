@@ -8,8 +8,9 @@
 /// outlives a burst of connections is a few dozen contiguous buffers, and the pages the
 /// connections used go back to the system (`Platform.releaseFreedMemory`).
 ///
-/// Each record is a `RecordWriter`'s bytes after their length (four bytes, little-endian). A chunk grows like
-/// any array until it holds `chunkBytes`; the next one starts with that much room.
+/// Each record is a `RecordWriter`'s bytes after their length (four bytes, little-endian).
+/// A chunk grows like any array until it holds `chunkBytes`; the next one starts with that
+/// much room.
 ///
 /// Invariant: the chunks hold `storedCount` records in order; readers skip the first
 /// `storedCount - count` of them, which are past retention; the oldest chunk is dropped as

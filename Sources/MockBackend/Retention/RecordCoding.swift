@@ -44,7 +44,7 @@ struct RecordWriter {
         if let text { write(text) }
     }
 
-    mutating func write(_ value: [UInt8]) {
+    mutating func write(_ value: some Collection<UInt8>) {
         write(UInt64(value.count))
         bytes.append(contentsOf: value)
     }

@@ -19,8 +19,9 @@ public enum RouteResolution: Sendable {
 /// Maps method and path to handlers. Built once at wiring time, then read-only.
 public struct Router: Sendable {
     public private(set) var routes: [Route] = []
-    /// Indexes into `routes`, in order, of the routes whose first segment is this literal:
-    /// a path is only tried against those and `openRoutes`, not against every route.
+    /// Indexes into `routes`, in the order the routes were added, of those a path whose
+    /// first segment is this literal can match: the routes starting with it and every route
+    /// in `openRoutes`. Built at wiring time, so a lookup does no merging.
     private var routesByFirstSegment: [String: [Int]] = [:]
     /// Indexes of the routes whose first segment is not a literal (or that have none).
     private var openRoutes: [Int] = []
@@ -29,10 +30,12 @@ public struct Router: Sendable {
 
     public mutating func add(_ method: String, _ pattern: String, _ handler: @escaping HTTPHandler) {
         let route = Route(method: method, pattern: RoutePattern(pattern), handler: handler)
+        let index = routes.count
         if case .literal(let first)? = route.pattern.segments.first {
-            routesByFirstSegment[first, default: []].append(routes.count)
+            routesByFirstSegment[first, default: openRoutes].append(index)
         } else {
-            openRoutes.append(routes.count)
+            openRoutes.append(index)
+            for first in routesByFirstSegment.keys { routesByFirstSegment[first]?.append(index) }
         }
         routes.append(route)
     }
@@ -40,9 +43,8 @@ public struct Router: Sendable {
     /// The indexes of the routes that can match a path starting with `first`, in the order
     /// the routes were added.
     private func candidateIndexes(first: Substring?) -> [Int] {
-        guard let first, let literal = routesByFirstSegment[String(first)] else { return openRoutes }
-        if openRoutes.isEmpty { return literal }
-        return (literal + openRoutes).sorted()
+        guard let first else { return openRoutes }
+        return routesByFirstSegment[String(first)] ?? openRoutes
     }
 
     public mutating func get(_ pattern: String, _ handler: @escaping HTTPHandler) { add("GET", pattern, handler) }
