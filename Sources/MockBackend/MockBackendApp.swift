@@ -37,11 +37,11 @@ public final class MockBackendApp: Sendable {
         self.configuration = configuration
         self.logger = logger
         let rates = configuration.scenario.rates
-        let streams = EventStreamRegistry(
-            defaultRetention: rates.retention ?? 1000, floodPatience: configuration.floodPatience)
-        self.streams = streams
         let clock = SimulationClock(mode: configuration.clock)
         self.clock = clock
+        let streams = EventStreamRegistry(
+            clock: clock, defaultRetention: rates.retention ?? 1000, floodPatience: configuration.floodPatience)
+        self.streams = streams
         let events = AdminEventFeed(streams: streams)
         let faults = FaultStore(ids: IdentifierSource(seed: configuration.seed))
         self.faults = faults
@@ -115,7 +115,8 @@ public final class MockBackendApp: Sendable {
         ChannelRoutes(streams: streams, endpoint: endpoint).register(on: &router)
         ConformanceRoutes().register(on: &router)
         PlayerRoutes(player: player, endpoint: endpoint).register(on: &router)
-        AdminPlayerRoutes(player: player).register(on: &router)
+        AdminSessionRoutes(player: player).register(on: &router)
+        AdminUserRoutes(player: player).register(on: &router)
         AdminStateRoutes(
             player: player, streams: streams, journal: requests, imports: imports, generations: generations,
             workflows: workflows, scenario: configuration.scenario, faults: faults, stubs: stubs
@@ -149,8 +150,11 @@ public final class MockBackendApp: Sendable {
             server.closeListener()
             throw error
         }
-        streams.startHeartbeats(every: configuration.heartbeatInterval, on: clock)
-        player.startIdleSweep()
+        // Idle closes are checked every tenth of the timeout, at least every second.
+        let idleTimeout = configuration.player.userInfoIdleTimeout
+        streams.startTimers(
+            heartbeat: configuration.heartbeatInterval,
+            idleCheck: idleTimeout > .zero ? min(idleTimeout / 10, .seconds(1)) : .zero)
     }
 
     /// The key every workflow route asks for: `configuration.workflowAPIKey`, or one

@@ -228,16 +228,21 @@ def test_every_other_action(binary):
                 f"the generation {expected}",
             )
 
-        # Drop on a stream with a subscriber: the server ends its connection (without the end
-        # of the body, so `aborted`), as the feed tells.
-        driver.execute_script("window.__dropped = new EventSource('/sse/channels/actions');")
-        wait_for(lambda: feed_items(driver, "stream.connected", "channels/actions"), 10, "the channel's subscriber")
-        click_when_present(driver, 'tr[data-stream="channels/actions"] button[data-action="disconnect"]', "Drop")
-        dropped = wait_for(
-            lambda: feed_items(driver, "stream.disconnected", "channels/actions"), 10, "the drop in the live feed"
-        )
-        check("(aborted)" in dropped[0].text, f"the feed says {dropped[0].text!r}, not an aborted connection")
-        driver.execute_script("window.__dropped.close();")
+        # Drop and End on a stream with a subscriber: the server ends its connection (Drop
+        # without the end of the body, End with it), as the feed tells (`admin` either way).
+        for channel, action, label in (("actions", "disconnect", "Drop"), ("ended", "end-gracefully", "End")):
+            driver.execute_script(f"window.__dropped = new EventSource('/sse/channels/{channel}');")
+            wait_for(
+                lambda: feed_items(driver, "stream.connected", f"channels/{channel}"), 10, "the channel's subscriber"
+            )
+            click_when_present(driver, f'tr[data-stream="channels/{channel}"] button[data-action="{action}"]', label)
+            dropped = wait_for(
+                lambda: feed_items(driver, "stream.disconnected", f"channels/{channel}"),
+                10,
+                f"the {label} in the live feed",
+            )
+            check("(admin)" in dropped[0].text, f"the feed says {dropped[0].text!r}, not an admin end")
+            driver.execute_script("window.__dropped.close();")
 
         # Remove on a fault rule: the admin API no longer lists it.
         fault = {"match": {"path": "/nowhere"}, "fault": {"kind": "reset"}}

@@ -81,7 +81,7 @@ struct EventSourceTests {
 
             let connections = server.app.streams.journal.snapshots(stream: "channels/resume")
             #expect(connections.count == 2)
-            #expect(connections[0].endReason == "aborted")
+            #expect(connections[0].endReason == "admin")
             #expect(connections[1].lastEventId == "5")
             #expect(connections[1].deliveredIds == (6...10).map { "\($0)" })
             let gap = try #require(connections[1].reconnect?.gapMs)

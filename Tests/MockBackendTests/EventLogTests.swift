@@ -24,37 +24,47 @@ struct EventLogTests {
         #expect(log.retainedCount == 10)
     }
 
-    @Test func replaysByLastEventID() {
+    @Test func locatesALastEventID() {
         let log = log(retention: 10, count: 30)
-        guard case .everything(let all) = log.replay(after: nil) else {
-            Issue.record("no id → everything")
-            return
-        }
-        #expect(all.count == 10)
-        guard case .after(let after) = log.replay(after: "27") else {
-            Issue.record("known id → after")
-            return
-        }
-        #expect(after.map(\.wireID) == ["28", "29", "30"])
-        guard case .after(let none) = log.replay(after: "30") else {
-            Issue.record("last id → nothing")
-            return
-        }
-        #expect(none.isEmpty)
-        guard case .expired(let expired) = log.replay(after: "5") else {
-            Issue.record("old id → expired")
-            return
-        }
-        #expect(expired.first?.wireID == "21")
-        guard case .unknown(let unknown) = log.replay(after: "31") else {
-            Issue.record("future id → unknown")
-            return
-        }
-        #expect(unknown.count == 10)
-        guard case .unknown = log.replay(after: "banana") else {
-            Issue.record("foreign id → unknown")
-            return
-        }
+        #expect(log.position(of: nil) == .none)
+        #expect(log.position(of: "") == .none)
+        #expect(log.position(of: "27") == .retained(27))
+        #expect(log.position(of: "30") == .retained(30))
+        #expect(log.position(of: "5") == .expired)
+        #expect(log.position(of: "31") == .unknown)
+        #expect(log.position(of: "banana") == .unknown)
+        #expect(log.oldestSequence == 21)
+        #expect(log.oldestWireID == "21")
+    }
+
+    @Test func readsEventsInBatchesFromASequence() {
+        let log = log(retention: 10, count: 30)
+        #expect(log.events(from: 28, visibleTo: nil).events.map(\.wireID) == ["28", "29", "30"])
+        #expect(log.events(from: 31, visibleTo: nil).events.isEmpty)
+        // Before retention: from the oldest retained.
+        #expect(log.events(from: 3, visibleTo: nil).events.first?.wireID == "21")
+        // Each event is 12 bytes ("id: 2x\ndata: e2x\n\n" is 19): a limit of 20 takes two.
+        let (batch, next) = log.events(from: 21, visibleTo: nil, byteLimit: 20)
+        #expect(batch.map(\.wireID) == ["21", "22"])
+        #expect(next == 23)
+        let (one, afterOne) = log.events(from: 25, visibleTo: nil, byteLimit: 1)
+        #expect(one.map(\.wireID) == ["25"])
+        #expect(afterOne == 26)
+    }
+
+    @Test func keepsAnAudiencesEventsFromTheOthers() {
+        var log = EventLog(retention: 10)
+        _ = log.append(ServerSentEvent(data: "all"))
+        let mine = log.append(ServerSentEvent(data: "mine"), audience: "s1")
+        _ = log.append(ServerSentEvent(data: "theirs"), audience: "s2")
+        _ = log.append(ServerSentEvent(data: "all again"))
+        #expect(mine.wireID == "2")
+        #expect(log.events(from: 1, visibleTo: "s1").events.map(\.wireID) == ["1", "2", "4"])
+        #expect(log.events(from: 1, visibleTo: "s2").events.map(\.wireID) == ["1", "3", "4"])
+        #expect(log.events(from: 1, visibleTo: nil).events.map(\.wireID) == ["1", "4"])
+        // The sequence to go on from counts the events skipped.
+        #expect(log.events(from: 2, visibleTo: "s1", byteLimit: 1).next == 3)
+        #expect(log.events(from: 3, visibleTo: "s1").events.map(\.wireID) == ["4"])
     }
 
     @Test func replaysTheBytesThatWentOutAcrossItsBuffers() {
@@ -75,13 +85,14 @@ struct EventLogTests {
 
     @Test func tellsWhetherAClientWouldBeReplayedAnything() {
         let log = log(retention: 10, count: 30)
-        #expect(log.hasEvents(after: nil))
-        #expect(log.hasEvents(after: "29"))
-        #expect(!log.hasEvents(after: "30"))
-        #expect(log.hasEvents(after: "5"))
-        #expect(log.hasEvents(after: "banana"))
-        #expect(!EventLog(retention: 10).hasEvents(after: nil))
-        #expect(!EventLog(retention: 10).hasEvents(after: "3"))
+        func after(_ id: String?, in log: EventLog) -> Bool { log.hasEvents(after: log.position(of: id)) }
+        #expect(after(nil, in: log))
+        #expect(after("29", in: log))
+        #expect(!after("30", in: log))
+        #expect(after("5", in: log))
+        #expect(after("banana", in: log))
+        #expect(!after(nil, in: EventLog(retention: 10)))
+        #expect(!after("3", in: EventLog(retention: 10)))
     }
 
     @Test func keepsAnExplicitID() {
@@ -89,10 +100,6 @@ struct EventLogTests {
         let logged = log.append(ServerSentEvent(data: "x", id: "custom-1"))
         #expect(logged.wireID == "custom-1")
         #expect(logged.sequence == 1)
-        guard case .after(let after) = log.replay(after: "custom-1") else {
-            Issue.record("custom id known")
-            return
-        }
-        #expect(after.isEmpty)
+        #expect(log.position(of: "custom-1") == .retained(1))
     }
 }

@@ -29,6 +29,12 @@ export function renderStreams(container, streams, context) {
             actionButton("Drop", "disconnect", () =>
               context.act(`drop ${stream.name}`, () => adminPost(`/__admin/streams/${path}/disconnect`, {})),
             ),
+          subscribers.length > 0 &&
+            actionButton("End", "end-gracefully", () =>
+              context.act(`end ${stream.name}`, () =>
+                adminPost(`/__admin/streams/${path}/disconnect`, { graceful: true }),
+              ),
+            ),
         ),
       );
     });

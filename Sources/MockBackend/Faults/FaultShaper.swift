@@ -1,65 +1,52 @@
 import MockBackendHTTP
 
-/// Applies a fault to the bytes of one response on their way to the socket: the byte-level
-/// half of the fault layer. Route handlers know nothing of it.
+/// Applies a fault to the bytes of one response on their way to the socket: the
+/// byte-level half of the fault layer. Route handlers know nothing of it.
 ///
-/// Body writes arrive framed (one whole chunk on HTTP/1.1); behaviours that work on the
-/// event text take the chunk apart and frame it again. An SSE event is a body write that
-/// holds a `data:` field; comments (greetings, heartbeats) are not events.
+/// Pure: it turns writes into segments and keeps what it has seen (events, bytes), so each
+/// kind is tested by feeding it writes. Body writes arrive framed (one whole chunk on
+/// HTTP/1.1); kinds that act on events take the chunk apart, find the events in it
+/// (`EventBoundaryScanner`: a write may hold many, as a flood or a replay does), and frame
+/// the parts they send again. Time comes from `now`, so `mute` is tested without waiting.
 struct FaultShaper: ResponseShaper {
-    enum Behavior: Sendable {
-        case delay(ms: Int)
-        case latency(ms: Int)
-        case dropAfterEvents(Int, reset: Bool)
-        case dropAfterBytes(Int, reset: Bool)
-        case cutInsideEvent(event: Int, afterBytes: Int, reset: Bool)
-        case fragmentBytes(size: Int, delayMs: Int)
-        case fragmentCRLF(delayMs: Int)
-        case fragmentUTF8(delayMs: Int)
-        case stall(afterEvents: Int, ms: Int)
-        case mute(ms: Int)
-        case buffer(bytes: Int)
-        case reset
-        case emptyResponse
-        case malformedChunk
-        case randomDataThenClose
-        case hangBeforeHead
-    }
-
-    /// A day: "forever" for a stall or a hang without a limit.
-    static let forever = 86_400_000
-
-    let behavior: Behavior
+    let fault: Fault
+    private let now: @Sendable () -> ContinuousClock.Instant
+    private var scanner = EventBoundaryScanner()
+    /// Events seen in body writes so far.
     private var events = 0
     private var bodyBytes = 0
-    private var closed = false
+    /// Nothing more goes out: the connection was closed or blackholed.
+    private var silenced = false
     private var stalled = false
     private var held: [UInt8] = []
     private var muteEnds: ContinuousClock.Instant?
 
-    init(_ behavior: Behavior) {
-        self.behavior = behavior
+    init(_ fault: Fault, now: @escaping @Sendable () -> ContinuousClock.Instant = { .now }) {
+        self.fault = fault
+        self.now = now
     }
 
     mutating func shape(_ bytes: [UInt8], kind: ResponseWriteKind) -> [OutboundSegment] {
-        guard !closed else { return [] }
+        guard !silenced else { return [] }
         let segments = apply(bytes, kind: kind)
-        if segments.contains(where: { if case .close = $0 { true } else { false } }) { closed = true }
+        if segments.contains(where: {
+            if case .close = $0 { true } else if case .blackhole = $0 { true } else { false }
+        }) {
+            silenced = true
+        }
         return segments
     }
 
     private mutating func apply(_ bytes: [UInt8], kind: ResponseWriteKind) -> [OutboundSegment] {
-        let isEvent = kind == .body && Self.holdsEvent(bytes)
-        switch behavior {
-        case .delay(let ms):
-            return kind == .head ? [.pause(milliseconds: ms), .bytes(bytes)] : [.bytes(bytes)]
-        case .latency(let ms):
-            return bytes.isEmpty ? [] : [.pause(milliseconds: ms), .bytes(bytes)]
+        switch fault {
+        case .delay(let milliseconds):
+            return kind == .head ? [.pause(milliseconds: milliseconds), .bytes(bytes)] : [.bytes(bytes)]
+        case .latency(let milliseconds):
+            return bytes.isEmpty ? [] : [.pause(milliseconds: milliseconds), .bytes(bytes)]
         case .dropAfterEvents(let limit, let reset):
-            if kind == .head { return limit == 0 ? [.bytes(bytes), .close(reset: reset)] : [.bytes(bytes)] }
-            guard isEvent else { return [.bytes(bytes)] }
-            events += 1
-            return events >= limit ? [.bytes(bytes), .close(reset: reset)] : [.bytes(bytes)]
+            return endAfter(events: limit, bytes, kind: kind, with: .close(reset: reset))
+        case .blackhole(let afterEvents):
+            return endAfter(events: afterEvents, bytes, kind: kind, with: .blackhole)
         case .dropAfterBytes(let limit, let reset):
             guard kind != .head else { return [.bytes(bytes)] }
             let allowed = limit - bodyBytes
@@ -67,39 +54,59 @@ struct FaultShaper: ResponseShaper {
             guard bodyBytes >= limit else { return [.bytes(bytes)] }
             return [.bytes(Array(bytes.prefix(max(0, allowed)))), .close(reset: reset)]
         case .cutInsideEvent(let target, let afterBytes, let reset):
-            guard isEvent else { return [.bytes(bytes)] }
-            events += 1
-            guard events == target else { return [.bytes(bytes)] }
+            guard kind == .body else { return [.bytes(bytes)] }
             let chunk = ChunkFrame(bytes)
-            return [.bytes(chunk.header + Array(chunk.payload.prefix(afterBytes))), .close(reset: reset)]
-        case .fragmentBytes(let size, let delayMs):
-            guard kind == .body else { return [.bytes(bytes)] }
-            return Self.pieces(
-                bytes, cuts: Array(stride(from: size, to: bytes.count, by: max(1, size))), delayMs: delayMs)
-        case .fragmentCRLF(let delayMs):
-            guard kind == .body else { return [.bytes(bytes)] }
-            var chunk = ChunkFrame(bytes)
-            chunk.payload = Self.crlfLineEnds(chunk.payload)
-            let framed = chunk.framed
-            let cuts = framed.indices.dropLast().filter { framed[$0] == 13 && framed[$0 + 1] == 10 }.map { $0 + 1 }
-            return Self.pieces(framed, cuts: cuts, delayMs: delayMs)
-        case .fragmentUTF8(let delayMs):
-            guard kind == .body else { return [.bytes(bytes)] }
-            // Cut right after the lead byte of every multi-byte character.
-            let cuts = bytes.indices.filter { bytes[$0] >= 0xC0 }.map { $0 + 1 }
-            return Self.pieces(bytes, cuts: cuts, delayMs: delayMs)
-        case .stall(let afterEvents, let ms):
-            if isEvent { events += 1 }
-            guard !stalled, kind != .end else { return [.bytes(bytes)] }
-            if afterEvents == 0, kind == .head || events == afterEvents {
-                stalled = true
-                return [.bytes(bytes), .pause(milliseconds: ms)]
+            let found = scanner.scan(chunk.payload)
+            guard events < target, events + found.count >= target else {
+                events += found.count
+                return [.bytes(bytes)]
             }
-            return [.bytes(bytes)]
-        case .mute(let ms):
-            if kind == .head { muteEnds = .now + .milliseconds(ms) }
-            if isEvent, let muteEnds, ContinuousClock.now < muteEnds { return [] }
-            return [.bytes(bytes)]
+            let event = found[target - events - 1]
+            events += found.count
+            // The chunk's own header stays: the client sees a chunk that never completes.
+            let cut = min(event.upperBound, event.lowerBound + afterBytes)
+            return [.bytes(chunk.header + chunk.payload[..<cut]), .close(reset: reset)]
+        case .fragment(let fragmentation, let pause):
+            guard kind == .body, !bytes.isEmpty else { return [.bytes(bytes)] }
+            switch fragmentation {
+            case .bytes(let size): return [.paced(PacedBytes(bytes, cut: .every(size), pauseMilliseconds: pause))]
+            case .utf8: return [.paced(PacedBytes(bytes, cut: .insideUTF8, pauseMilliseconds: pause))]
+            case .crlf:
+                var chunk = ChunkFrame(bytes)
+                chunk.payload = Self.crlfLineEnds(chunk.payload)
+                return [.paced(PacedBytes(chunk.framed, cut: .betweenCRLF, pauseMilliseconds: pause))]
+            }
+        case .stall(let afterEvents, let milliseconds):
+            let pause = OutboundSegment.pause(milliseconds: milliseconds ?? Fault.longestPause)
+            guard !stalled else { return [.bytes(bytes)] }
+            if afterEvents == 0 {
+                guard kind == .head else { return [.bytes(bytes)] }
+                stalled = true
+                return [.bytes(bytes), pause]
+            }
+            guard let (sent, rest) = split(bytes, kind: kind, afterEvent: afterEvents) else { return [.bytes(bytes)] }
+            stalled = true
+            return [.bytes(sent), pause] + (rest.isEmpty ? [] : [.bytes(rest)])
+        case .mute(let milliseconds):
+            if kind == .head {
+                muteEnds = now() + .milliseconds(milliseconds ?? Fault.longestPause)
+                return [.bytes(bytes)]
+            }
+            guard kind == .body, let muteEnds, now() < muteEnds else { return [.bytes(bytes)] }
+            var chunk = ChunkFrame(bytes)
+            let found = scanner.scan(chunk.payload)
+            guard !found.isEmpty else { return [.bytes(bytes)] }
+            // Only the events go; comments (heartbeats) and bare `retry:` stay.
+            var kept: [UInt8] = []
+            var start = 0
+            for event in found {
+                kept += chunk.payload[start..<event.lowerBound]
+                start = event.upperBound
+            }
+            kept += chunk.payload[start...]
+            guard !kept.isEmpty else { return [] }
+            chunk.payload = kept
+            return [.bytes(chunk.framed)]
         case .buffer(let limit):
             held += bytes
             guard held.count >= limit || kind == .end else { return [] }
@@ -109,29 +116,50 @@ struct FaultShaper: ResponseShaper {
             return [.close(reset: true)]
         case .emptyResponse:
             return [.close(reset: false)]
-        case .malformedChunk:
+        case .malformed(.malformedResponseChunk):
             guard kind == .head else { return [] }
             let head = "HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\nTransfer-Encoding: chunked\r\n\r\n"
             return [.bytes(Array(head.utf8)), .bytes(Array("zz\r\nnot a chunk at all\r\n".utf8)), .close(reset: false)]
-        case .randomDataThenClose:
+        case .malformed(.randomDataThenClose):
             guard kind == .head else { return [] }
             return [.bytes(Self.garbage), .close(reset: false)]
-        case .hangBeforeHead:
-            return kind == .head ? [.pause(milliseconds: Self.forever), .bytes(bytes)] : [.bytes(bytes)]
+        case .refuseStream:
+            // Hangs before the head: nothing is ever sent, and what the stream writes
+            // meanwhile is dropped rather than held (it would only fill memory).
+            return kind == .head ? [.pause(milliseconds: Fault.longestPause)] : []
+        case .status, .forbidden:
+            return [.bytes(bytes)]
         }
+    }
+
+    /// Sends up to and including the `limit`-th event (0: the head only), then `ending`.
+    private mutating func endAfter(
+        events limit: Int, _ bytes: [UInt8], kind: ResponseWriteKind, with ending: OutboundSegment
+    )
+        -> [OutboundSegment]
+    {
+        if kind == .head { return limit == 0 ? [.bytes(bytes), ending] : [.bytes(bytes)] }
+        guard let (sent, _) = split(bytes, kind: kind, afterEvent: limit) else { return [.bytes(bytes)] }
+        return [.bytes(sent), ending]
+    }
+
+    /// When the `target`-th event ends in this body write: the write up to the end of that
+    /// event and the rest, each framed as a chunk of its own where the write was one. Nil
+    /// when it does not end here. Counts the write's events either way.
+    private mutating func split(_ bytes: [UInt8], kind: ResponseWriteKind, afterEvent target: Int)
+        -> (sent: [UInt8], rest: [UInt8])?
+    {
+        guard kind == .body else { return nil }
+        let chunk = ChunkFrame(bytes)
+        let found = scanner.scan(chunk.payload)
+        defer { events += found.count }
+        guard events < target, events + found.count >= target else { return nil }
+        let end = found[target - events - 1].upperBound
+        return (chunk.reframed(chunk.payload[..<end]), chunk.reframed(chunk.payload[end...]))
     }
 
     /// Bytes that are not HTTP: the same every time, so a test can recognise them.
     static let garbage: [UInt8] = (0..<64).map { UInt8(truncatingIfNeeded: $0 &* 97 &+ 13) | 0x80 }
-
-    static func holdsEvent(_ bytes: [UInt8]) -> Bool {
-        let needle = Array("data:".utf8)
-        guard bytes.count >= needle.count else { return false }
-        return (0...(bytes.count - needle.count)).contains { start in
-            (start == 0 || bytes[start - 1] == 10 || bytes[start - 1] == 13)
-                && bytes[start..<(start + 5)].elementsEqual(needle)
-        }
-    }
 
     /// LF line ends become CRLF; CRLF stays.
     static func crlfLineEnds(_ payload: [UInt8]) -> [UInt8] {
@@ -142,19 +170,6 @@ struct FaultShaper: ResponseShaper {
             output.append(byte)
         }
         return output
-    }
-
-    /// `bytes` cut before each index in `cuts`, with a pause between pieces.
-    static func pieces(_ bytes: [UInt8], cuts: [Int], delayMs: Int) -> [OutboundSegment] {
-        var segments: [OutboundSegment] = []
-        var start = 0
-        for cut in cuts where cut > start && cut < bytes.count {
-            segments.append(.bytes(Array(bytes[start..<cut])))
-            segments.append(.pause(milliseconds: delayMs))
-            start = cut
-        }
-        segments.append(.bytes(Array(bytes[start...])))
-        return segments
     }
 }
 
@@ -181,8 +196,13 @@ struct ChunkFrame {
     }
 
     /// Framed again, with the chunk size of the payload as it is now.
-    var framed: [UInt8] {
-        guard !header.isEmpty else { return payload }
-        return Array(String(payload.count, radix: 16).utf8) + [13, 10] + payload + trailer
+    var framed: [UInt8] { reframed(payload[...]) }
+
+    /// `part` framed as this write was: a chunk of its own, or as it is. Empty for no bytes
+    /// (an empty chunk would end a chunked body).
+    func reframed(_ part: ArraySlice<UInt8>) -> [UInt8] {
+        guard !part.isEmpty else { return [] }
+        guard !header.isEmpty else { return Array(part) }
+        return Array(String(part.count, radix: 16).utf8) + [13, 10] + part + trailer
     }
 }

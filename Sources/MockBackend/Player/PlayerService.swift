@@ -1,6 +1,5 @@
 import MockBackendAPI
 import MockBackendHTTP
-import ServerSentEvents
 
 #if canImport(FoundationEssentials)
 import FoundationEssentials
@@ -9,17 +8,8 @@ import Foundation
 #endif
 
 /// The player backend's behaviour: logins, session endings that reach every API and every
-/// open user-info stream of the session at once, balance postings, and idle closes.
+/// open user-info stream of the session at once, balance postings, and user changes.
 public final class PlayerService: Sendable {
-    /// An open user-info stream connection.
-    private struct Subscription {
-        let sessionId: String
-        let userId: Int
-        let writer: ResponseBodyWriter
-        /// Simulated time of the connection.
-        let connectedAt: Duration
-    }
-
     /// Which API a login came through, as the admin feed's `login` event names it.
     public enum LoginAPI: String, Sendable {
         case player
@@ -28,13 +18,10 @@ public final class PlayerService: Sendable {
 
     public let accounts: AccountStore
     public let settings: PlayerSettings
-    private let streams: EventStreamRegistry
+    /// The user-info streams: what they send and to which session.
+    let userInfo: UserInfoStreams
     /// Where logins and session endings are published.
     private let events: AdminEventFeed?
-    private let subscriptions = LockedValue<[UInt64: Subscription]>([:])
-    /// Simulated time of each user's last user-info event.
-    private let lastEventAt = LockedValue<[Int: Duration]>([:])
-    private let sweepTimer = LockedValue<SimulationClock.Timer?>(nil)
     private let clock: SimulationClock
 
     public init(
@@ -42,20 +29,16 @@ public final class PlayerService: Sendable {
         events: AdminEventFeed? = nil
     ) {
         self.accounts = accounts
-        self.streams = streams
         self.settings = settings
         self.clock = clock
         self.events = events
-    }
-
-    /// The user-info stream of a user: no heartbeat, like its real counterpart.
-    public func userInfoStream(_ userId: Int) -> EventStream {
-        streams.stream(named: "userinfo/\(userId)", settings: EventStreamSettings(heartbeat: false))
+        userInfo = UserInfoStreams(registry: streams, settings: settings)
     }
 
     /// Logs in with a username or email; schedules the TTL expiry when one is set.
     public func login(_ login: String, password: String, api: LoginAPI = .player) -> PlayerSession? {
         guard let session = accounts.login(login, password: password) else { return nil }
+        userInfo.sessionBegan(session)
         events?.publish(
             .login,
             ["userId": .integer(session.userId), "sessionId": .string(session.sessionId), "api": .string(api.rawValue)])
@@ -68,46 +51,32 @@ public final class PlayerService: Sendable {
         return session
     }
 
-    /// Registers an open user-info stream of `session`. A session that ended in the
-    /// meantime gets its stream ended at once, so no stream outlives its session.
-    func subscribe(_ writer: ResponseBodyWriter, session: PlayerSession) {
-        let connection = writer.connectionID
-        let accepted = subscriptions.withLock { subscriptions -> Bool in
-            guard case .valid = accounts.check(sessionId: session.sessionId) else { return false }
-            subscriptions[connection] = Subscription(
-                sessionId: session.sessionId, userId: session.userId, writer: writer, connectedAt: clock.now)
-            return true
-        }
-        guard accepted else {
-            writer.finish()
-            return
-        }
-        writer.onClose { [weak self] _ in
-            self?.subscriptions.withLock { subscriptions in
-                if subscriptions[connection]?.writer === writer { subscriptions[connection] = nil }
-            }
-        }
-    }
-
     /// Expires a session everywhere: REST answers 403, and each of its open streams gets
-    /// `SESSION_EXPIRATION` and ends. Nil if the session is unknown or already over.
+    /// `SESSION_EXPIRATION` with `reason` and ends. Nil if the session is unknown or over.
     @discardableResult
     public func expire(_ sessionId: String, reason: SessionExitReason) -> (session: PlayerSession, streams: Int)? {
         guard let session = accounts.end(sessionId, as: reason == .logout ? .loggedOut : .expired(reason)) else {
             return nil
         }
+        return (session, announceExpiry(of: session, reason: reason))
+    }
+
+    /// Sends `SESSION_EXPIRATION` to the streams of a session that has just ended, and
+    /// tells the admin feed. Returns how many streams it ended.
+    private func announceExpiry(of session: PlayerSession, reason: SessionExitReason) -> Int {
         let body = SessionExpirationBody(
-            userId: String(session.userId), sessionId: sessionId, exitReason: reason.rawValue,
+            userId: String(session.userId), sessionId: session.sessionId, exitReason: reason.reason,
             exitReasonCode: reason.code)
-        let count = endStreams(
-            of: session, with: UserInfoEnvelope(type: UserInfoMessageType.sessionExpiration, body: body))
+        let count = userInfo.sessionEnded(
+            session, with: UserInfoEnvelope(type: UserInfoMessageType.sessionExpiration, body: body),
+            cause: reason == .logout ? .logout : .sessionExpired)
         events?.publish(
             .sessionExpired,
             [
-                "sessionId": .string(sessionId), "userId": .integer(session.userId), "reason": .string(reason.rawValue),
-                "code": .integer(reason.code), "streamsEnded": .integer(count),
+                "sessionId": .string(session.sessionId), "userId": .integer(session.userId),
+                "reason": .string(reason.reason), "code": .integer(reason.code), "streamsEnded": .integer(count),
             ])
-        return (session, count)
+        return count
     }
 
     /// Ends a session as logged out elsewhere: its streams get `SESSION_TERMINATED`.
@@ -117,8 +86,9 @@ public final class PlayerService: Sendable {
     {
         guard let session = accounts.end(sessionId, as: .terminated) else { return nil }
         let body = SessionTerminatedBody(userId: String(session.userId), sessionId: sessionId, reason: reason)
-        let count = endStreams(
-            of: session, with: UserInfoEnvelope(type: UserInfoMessageType.sessionTerminated, body: body))
+        let count = userInfo.sessionEnded(
+            session, with: UserInfoEnvelope(type: UserInfoMessageType.sessionTerminated, body: body),
+            cause: .sessionTerminated)
         events?.publish(
             .sessionTerminated,
             [
@@ -133,21 +103,12 @@ public final class PlayerService: Sendable {
         accounts.activeSessions(of: userId).compactMap { expire($0.sessionId, reason: reason)?.session }
     }
 
-    /// Sends the message to each open stream of the session (not logged: other sessions of
-    /// the same user must not see it), then ends those streams cleanly.
-    private func endStreams<Body: Codable & Sendable>(of session: PlayerSession, with message: UserInfoEnvelope<Body>)
-        -> Int
-    {
-        let targets = subscriptions.withLock { subscriptions in
-            subscriptions.values.filter { $0.sessionId == session.sessionId }
-        }
-        let data = (try? JSONCoding.encoder.encode(message)).map { String(decoding: $0, as: UTF8.self) } ?? "{}"
-        let stream = userInfoStream(session.userId)
-        for target in targets {
-            _ = stream.send(ServerSentEvent(data: data), toConnection: target.writer.connectionID)
-            target.writer.finish()
-        }
-        return targets.count
+    /// Removes a user: its sessions end as `Kicked` (their streams get `SESSION_EXPIRATION`),
+    /// and its credentials stop working. Nil if there is no such user.
+    public func deleteUser(_ userId: Int) -> [PlayerSession]? {
+        guard let ended = accounts.remove(userId, endingSessionsAs: .expired(.kicked)) else { return nil }
+        for session in ended { _ = announceExpiry(of: session, reason: .kicked) }
+        return ended
     }
 
     /// Moves a wallet by `amount` and emits the balance update (both variants by default,
@@ -183,57 +144,13 @@ public final class PlayerService: Sendable {
         guard let posting else {
             throw ProblemDetails(status: 404, code: "USER_NOT_FOUND", detail: "No user \(userId).")
         }
-        let types: [String] =
-            switch settings.balanceUpdateVariants {
-            case .both: [UserInfoMessageType.balanceUpdate, UserInfoMessageType.balanceUpdateV2]
-            case .v1: [UserInfoMessageType.balanceUpdate]
-            case .v2: [UserInfoMessageType.balanceUpdateV2]
-            }
-        let stream = userInfoStream(userId)
-        for type in types {
-            let data = try JSONCoding.encoder.encode(UserInfoEnvelope(type: type, body: posting))
-            stream.publish(ServerSentEvent(data: String(decoding: data, as: UTF8.self)))
-        }
-        let now = clock.now
-        lastEventAt.withLock { $0[userId] = now }
+        try userInfo.publish(posting, userId: userId)
         return posting
     }
 
-    /// Closes user-info streams that have gone `userInfoIdleTimeout` of simulated time
-    /// without an event; checks every tenth of the timeout (at most every second).
-    public func startIdleSweep() {
-        let timeout = settings.userInfoIdleTimeout
-        guard timeout > .zero else { return }
-        let timer = clock.repeating(every: min(timeout / 10, .seconds(1))) { [weak self] in
-            self?.closeIdleStreams(timeout: timeout)
-        }
-        sweepTimer.withLock { existing in
-            if let existing { clock.cancel(existing) }
-            existing = timer
-        }
-    }
-
-    private func closeIdleStreams(timeout: Duration) {
-        let now = clock.now
-        let lastEvents = lastEventAt.current
-        let idle = subscriptions.withLock { subscriptions in
-            subscriptions.values.filter { subscription in
-                let lastActivity = max(
-                    subscription.connectedAt, lastEvents[subscription.userId] ?? subscription.connectedAt)
-                return now - lastActivity >= timeout
-            }
-        }
-        for subscription in idle { subscription.writer.finish() }
-    }
-
-    /// Back to `users`: every session forgotten and every user-info stream ended.
+    /// Back to `users`: every session forgotten. (The reset that calls this also ends
+    /// every stream.)
     public func reset(users: [UserAccount]) {
-        let open = subscriptions.withLock { subscriptions in
-            defer { subscriptions = [:] }
-            return Array(subscriptions.values)
-        }
-        for subscription in open { subscription.writer.abort() }
-        lastEventAt.withLock { $0 = [:] }
         accounts.replaceAll(with: users)
     }
 }

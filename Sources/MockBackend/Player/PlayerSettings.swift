@@ -10,9 +10,9 @@ public enum BalanceUpdateVariants: String, Sendable, CaseIterable, Codable {
 public struct PlayerSettings: Sendable {
     /// Default `.both`.
     public var balanceUpdateVariants = BalanceUpdateVariants.both
-    /// A user-info stream with no event for this long is closed by the server, like the
-    /// real one. Default 30 s.
-    public var userInfoIdleTimeout: Duration = .seconds(30)
+    /// A user-info connection with no event for this long is closed by the server, like the
+    /// real one (about a minute). Default 60 s; zero never closes.
+    public var userInfoIdleTimeout: Duration = .seconds(60)
     /// Sessions expire this long after login; nil keeps them until ended otherwise.
     public var sessionTTL: Duration?
 

@@ -89,6 +89,32 @@ struct ChunkedRecordLog {
         }
     }
 
+    /// Calls `read` on the records a reader sees from the `start`-th on (0 is the oldest)
+    /// until it returns false. Chunks wholly before `start` are skipped without reading.
+    func forEachRecord(from start: Int, _ read: (inout RecordReader) -> Bool) {
+        var skip = storedCount - count + max(0, start)
+        for chunk in chunks {
+            if skip >= chunk.count {
+                skip -= chunk.count
+                continue
+            }
+            let bytes = chunk.bytes
+            var index = 0
+            while index + 4 <= bytes.count {
+                var length = 0
+                for byte in 0..<4 { length |= Int(bytes[index + byte]) << (8 * byte) }
+                let start = index + 4
+                index = min(start + length, bytes.count)
+                if skip > 0 {
+                    skip -= 1
+                    continue
+                }
+                var record = RecordReader(bytes[start..<index])
+                guard read(&record) else { return }
+            }
+        }
+    }
+
     /// Every record a reader sees, decoded by `decode`, oldest first.
     func map<Record>(_ decode: (inout RecordReader) throws -> Record) rethrows -> [Record] {
         var records: [Record] = []

@@ -23,10 +23,24 @@ struct AdminStreamRoutes {
         var delivered: Int
     }
 
-    /// `POST /__admin/streams/{stream}/disconnect`.
+    /// `POST /__admin/streams/{stream}/disconnect`: FIN without the end of the body by
+    /// default, RST with `reset`, the end of the body with `graceful`.
     struct DisconnectRequest: Decodable {
         var connection: UInt64?
         var reset: Bool?
+        var graceful: Bool?
+
+        func mode() throws -> DisconnectMode {
+            switch (reset ?? false, graceful ?? false) {
+            case (true, true):
+                throw ProblemDetails.badRequest(
+                    "Fields 'reset' and 'graceful' cannot both be true: a graceful end sends the end of the body, a reset sends RST.",
+                    code: "INVALID_BODY")
+            case (true, false): return .reset
+            case (false, true): return .graceful
+            case (false, false): return .broken
+            }
+        }
     }
 
     struct DisconnectResult: Encodable {
@@ -52,7 +66,7 @@ struct AdminStreamRoutes {
             let name = request.pathParameters["stream"] ?? ""
             let options = try RequestBody.decode(DisconnectRequest.self, from: request)
             let stream = try Self.stream(named: name, in: streams)
-            let count = stream.disconnect(connection: options.connection, reset: options.reset ?? false)
+            let count = stream.disconnect(connection: options.connection, mode: try options.mode())
             return try .json(DisconnectResult(stream: name, disconnected: count))
         }
     }

@@ -49,9 +49,7 @@ struct PlayerRoutes {
         }
         router.get("/v2/player/{userId}/information/updates") { request in
             let (session, _) = try auth.authenticate(request, userId: try PlayerAuthentication.userId(of: request))
-            return try endpoint.response(for: request, stream: player.userInfoStream(session.userId)) { writer in
-                player.subscribe(writer, session: session)
-            }
+            return try player.userInfo.response(for: request, session: session, endpoint: endpoint)
         }
     }
 

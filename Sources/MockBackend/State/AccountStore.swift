@@ -9,7 +9,10 @@ import Foundation
 
 /// Users and their sessions: one store every API reads, so an expiry acts everywhere.
 ///
-/// Invariant: every read and change happens under one lock; callers get copies.
+/// Invariant: every read and change happens under one lock; callers get copies. Active
+/// sessions are kept until they end; ended ones are kept for their 403 answers up to
+/// `endedSessionLimit`, the oldest ended first out (then the token is simply unknown, also
+/// a 403).
 public final class AccountStore: Sendable {
     /// What a session token is worth for a request.
     public enum SessionCheck: Sendable, Equatable {
@@ -27,11 +30,17 @@ public final class AccountStore: Sendable {
     private struct State {
         var users: [Int: UserAccount] = [:]
         var sessions: [String: PlayerSession] = [:]
+        /// Ended sessions, in the order they ended.
+        var ended: [String] = []
+        var endedHead = 0
     }
 
     private let state = LockedValue(State())
+    /// Ended sessions kept; default 10,000.
+    public let endedSessionLimit: Int
 
-    public init(users: [UserAccount]) {
+    public init(users: [UserAccount], endedSessionLimit: Int = 10_000) {
+        self.endedSessionLimit = max(1, endedSessionLimit)
         replaceAll(with: users)
     }
 
@@ -83,10 +92,41 @@ public final class AccountStore: Sendable {
     /// Ends an active session; nil if there is no such session or it had already ended.
     public func end(_ sessionId: String, as newState: PlayerSession.State) -> PlayerSession? {
         state.withLock { state in
-            guard var session = state.sessions[sessionId], session.state == .active else { return nil }
-            session.state = newState
-            state.sessions[sessionId] = session
-            return session
+            defer { trimEnded(&state) }
+            return Self.end(sessionId, as: newState, in: &state)
+        }
+    }
+
+    private static func end(_ sessionId: String, as newState: PlayerSession.State, in state: inout State)
+        -> PlayerSession?
+    {
+        guard var session = state.sessions[sessionId], session.state == .active else { return nil }
+        session.state = newState
+        state.sessions[sessionId] = session
+        state.ended.append(sessionId)
+        return session
+    }
+
+    /// Forgets the oldest ended sessions past the limit.
+    private func trimEnded(_ state: inout State) {
+        while state.ended.count - state.endedHead > endedSessionLimit {
+            state.sessions[state.ended[state.endedHead]] = nil
+            state.endedHead += 1
+        }
+        if state.endedHead > 1024, state.endedHead * 2 > state.ended.count {
+            state.ended.removeFirst(state.endedHead)
+            state.endedHead = 0
+        }
+    }
+
+    /// Removes a user; its active sessions end as `newState` (returned). Nil for no such user.
+    public func remove(_ userId: Int, endingSessionsAs newState: PlayerSession.State) -> [PlayerSession]? {
+        state.withLock { state in
+            guard state.users.removeValue(forKey: userId) != nil else { return nil }
+            let active = state.sessions.values.filter { $0.userId == userId && $0.state == .active }
+            let ended = active.compactMap { Self.end($0.sessionId, as: newState, in: &state) }
+            trimEnded(&state)
+            return ended
         }
     }
 

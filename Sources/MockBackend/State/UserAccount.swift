@@ -40,8 +40,11 @@ public struct PlayerSession: Sendable, Equatable {
     /// Whether a session still opens doors, and if not, why.
     public enum State: Sendable, Equatable {
         case active
+        /// Ended by expiry, with the reason its `SESSION_EXPIRATION` gave.
         case expired(SessionExitReason)
+        /// Ended elsewhere (`SESSION_TERMINATED`).
         case terminated
+        /// Logged out (`SESSION_EXPIRATION` with `Logout`).
         case loggedOut
 
         /// The `error` text of the 403 body for a session in this state.

@@ -72,6 +72,15 @@ struct DeliveryLedger {
         if account.needsIDs { stopNeedingIDs() }
     }
 
+    /// Notes an event logged at `sequence` that goes to some subscribers only (a session's
+    /// last frame): every account is settled up to the one before it and then steps over
+    /// it, so none counts it; the caller notes it in the records of those that got it.
+    mutating func passOver(_ sequence: Int) {
+        settleAll(at: sequence - 1)
+        for connection in Array(accounts.keys) { accounts[connection]?.since = sequence }
+        historyStart = sequence + 1
+    }
+
     /// Notes an event sent to one subscriber outside the log, after what it got before.
     mutating func sentAlone(id: String, to connection: UInt64, at lastSequence: Int) {
         settle(connection, at: lastSequence)

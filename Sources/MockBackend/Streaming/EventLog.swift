@@ -6,35 +6,37 @@ public struct LoggedEvent: Sendable {
     public let sequence: Int
     /// The `id:` on the wire: the sequence, unless the event was pushed with its own id.
     public let wireID: String
+    /// The subscribers it is for: nil for all of them, else one audience (the connections
+    /// of one player session) — a session's last frame goes to that session only.
+    let audience: String?
     /// The event as it goes on the wire (`SSEEncoder`), before any transfer coding.
     let bytes: [UInt8]
+
+    /// Whether a subscriber of `audience` (nil: none in particular) gets this event.
+    func isVisible(to audience: String?) -> Bool {
+        self.audience == nil || self.audience == audience
+    }
 }
 
-/// Where a reconnecting client resumes, decided from the Last-Event-ID it sent.
-enum Replay {
-    /// No Last-Event-ID: everything retained.
-    case everything([LoggedEvent])
-    /// The id is known: what came after it.
-    case after([LoggedEvent])
-    /// The id was issued but has left retention: a `reset` event, then everything retained.
-    case expired([LoggedEvent])
-    /// The stream never issued the id: a comment saying so, then everything retained.
-    case unknown([LoggedEvent])
-
-    var events: [LoggedEvent] {
-        switch self {
-        case .everything(let events), .after(let events), .expired(let events), .unknown(let events): events
-        }
-    }
+/// Where a Last-Event-ID points in a stream's log.
+enum LogPosition: Equatable {
+    /// No Last-Event-ID was sent.
+    case none
+    /// The id is retained: the event has this sequence.
+    case retained(Int)
+    /// The id was issued but has left retention.
+    case expired
+    /// The stream never issued the id.
+    case unknown
 }
 
 /// The events of one stream with increasing ids and bounded retention.
 ///
 /// Invariant: `retained` holds the last `retention` logged events in sequence order, the
-/// newest with `lastSequence`; sequences before the oldest retained were issued and
-/// dropped. The retained events are kept as bytes in chunks (`ChunkedRecordLog`), not as an
-/// object each: a stream such as the admin feed logs an event for every request, and those
-/// must not pin memory once a burst of connections has gone.
+/// newest with `lastSequence`; sequences before `oldestSequence` were issued and dropped.
+/// The retained events are kept as bytes in chunks (`ChunkedRecordLog`), not as an object
+/// each: a stream such as the admin feed logs an event for every request, and those must
+/// not pin memory once a burst of connections has gone.
 struct EventLog {
     let retention: Int
     private var retained: ChunkedRecordLog
@@ -50,73 +52,83 @@ struct EventLog {
     /// How many events are retained for replay.
     var retainedCount: Int { retained.count }
 
+    /// The sequence of the oldest retained event (`lastSequence + 1` when none is).
+    var oldestSequence: Int { lastSequence - retained.count + 1 }
+
     /// Logs `event`, giving it the next sequence and, unless it has one, that as its id.
-    mutating func append(_ event: ServerSentEvent, retry: Int? = nil) -> LoggedEvent {
+    mutating func append(_ event: ServerSentEvent, retry: Int? = nil, audience: String? = nil) -> LoggedEvent {
         lastSequence += 1
         var event = event
         if event.id == nil { event.id = String(lastSequence) }
         let logged = LoggedEvent(
-            sequence: lastSequence, wireID: event.id ?? "", bytes: SSEEncoder.encode(event, retry: retry))
+            sequence: lastSequence, wireID: event.id ?? "", audience: audience,
+            bytes: SSEEncoder.encode(event, retry: retry))
         retained.append { record in
             record.write(logged.wireID)
+            record.write(audience)
             record.write(logged.bytes)
         }
         lastWireID = logged.wireID
         return logged
     }
 
-    /// The retained events, oldest first.
-    var events: [LoggedEvent] { events(from: 0) }
-
-    /// The retained events from the `start`-th on (0 is the oldest), decoded.
-    private func events(from start: Int) -> [LoggedEvent] {
-        let oldestSequence = lastSequence - retained.count + 1
-        var index = 0
-        var events: [LoggedEvent] = []
-        events.reserveCapacity(max(0, retained.count - start))
-        retained.forEachRecord { record in
-            defer { index += 1 }
-            guard index >= start else { return }
-            events.append(
-                LoggedEvent(sequence: oldestSequence + index, wireID: record.readString(), bytes: record.readBytes()))
-        }
-        return events
-    }
-
-    /// Where `lastEventID` is among the retained events: every reconnect asks, so only the
-    /// ids are read (short ids are small strings: nothing is copied to the heap).
-    private func position(of lastEventID: String?) -> Position {
+    /// Where `lastEventID` is among the retained events. Every reconnect asks, so only the
+    /// ids are read (short ids are small strings: nothing is copied to the heap). An id
+    /// logged more than once points at its last use.
+    func position(of lastEventID: String?) -> LogPosition {
         guard let lastEventID, !lastEventID.isEmpty else { return .none }
         var index = 0
         var found: Int?
-        retained.forEachRecord { record in
+        retained.forEachRecord(from: 0) { record in
             if record.readString() == lastEventID { found = index }
             index += 1
+            return true
         }
-        if let found { return .retained(found) }
+        if let found { return .retained(oldestSequence + found) }
         if let sequence = Int(lastEventID), sequence >= 1, sequence <= lastSequence { return .expired }
         return .unknown
     }
 
-    private enum Position {
-        case none
-        case retained(Int)
-        case expired, unknown
-    }
-
-    func replay(after lastEventID: String?) -> Replay {
-        switch position(of: lastEventID) {
-        case .none: .everything(events)
-        case .retained(let index): .after(events(from: index + 1))
-        case .expired: .expired(events)
-        case .unknown: .unknown(events)
+    /// The events from sequence `start` on that `audience` sees, oldest first: at least
+    /// one when there is one, and no more once their bytes reach `byteLimit`. `next` is the
+    /// sequence to read from after them. `start` must not be before `oldestSequence`.
+    func events(from start: Int, visibleTo audience: String?, byteLimit: Int = .max)
+        -> (events: [LoggedEvent], next: Int)
+    {
+        var events: [LoggedEvent] = []
+        var bytes = 0
+        var sequence = max(start, oldestSequence)
+        retained.forEachRecord(from: sequence - oldestSequence) { record in
+            let wireID = record.readString()
+            let eventAudience = record.readOptionalString()
+            defer { sequence += 1 }
+            guard eventAudience == nil || eventAudience == audience else { return true }
+            let event = LoggedEvent(
+                sequence: sequence, wireID: wireID, audience: eventAudience, bytes: record.readBytes())
+            events.append(event)
+            bytes += event.bytes.count
+            return bytes < byteLimit
         }
+        return (events, sequence)
     }
 
-    /// Whether a client that sent `lastEventID` would be replayed anything.
-    func hasEvents(after lastEventID: String?) -> Bool {
-        switch position(of: lastEventID) {
-        case .retained(let index): index + 1 < retained.count
+    /// The wire id of the oldest retained event.
+    var oldestWireID: String? {
+        var id: String?
+        retained.forEachRecord(from: 0) { record in
+            id = record.readString()
+            return false
+        }
+        return id
+    }
+
+    /// The retained events, oldest first.
+    var events: [LoggedEvent] { events(from: oldestSequence, visibleTo: nil).events }
+
+    /// Whether anything retained follows `position` (for a client that sent that id).
+    func hasEvents(after position: LogPosition) -> Bool {
+        switch position {
+        case .retained(let sequence): sequence < lastSequence
         case .none, .expired, .unknown: retained.count > 0
         }
     }

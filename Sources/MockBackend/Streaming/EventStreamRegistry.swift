@@ -1,10 +1,13 @@
 import MockBackendHTTP
 
-/// Every named stream of the app, and the one timer that sends their heartbeats.
+/// Every named stream of the app, and the timers that send their heartbeats and close
+/// their idle connections.
 public final class EventStreamRegistry: Sendable {
     public let journal: StreamJournal
+    /// The simulated time heartbeats and idle closes run on.
+    public let clock: SimulationClock
     private let streams = LockedValue<[String: EventStream]>([:])
-    private let heartbeatTimer = LockedValue<SimulationClock.Timer?>(nil)
+    private let timers = LockedValue<[SimulationClock.Timer]>([])
 
     /// Events a stream keeps for replay unless its settings say otherwise.
     public let defaultRetention: Int
@@ -13,9 +16,11 @@ public final class EventStreamRegistry: Sendable {
     public let floodPatience: Duration
 
     public init(
-        journal: StreamJournal = StreamJournal(), defaultRetention: Int = 1000, floodPatience: Duration = .seconds(2)
+        journal: StreamJournal = StreamJournal(), clock: SimulationClock = SimulationClock(),
+        defaultRetention: Int = 1000, floodPatience: Duration = .seconds(2)
     ) {
         self.journal = journal
+        self.clock = clock
         self.defaultRetention = max(1, defaultRetention)
         self.floodPatience = floodPatience
     }
@@ -25,7 +30,7 @@ public final class EventStreamRegistry: Sendable {
         streams.withLock { streams in
             if let existing = streams[name] { return existing }
             let stream = EventStream(
-                name: name, settings: settings, defaultRetention: defaultRetention, journal: journal)
+                name: name, settings: settings, defaultRetention: defaultRetention, journal: journal, clock: clock)
             streams[name] = stream
             return stream
         }
@@ -41,28 +46,41 @@ public final class EventStreamRegistry: Sendable {
         streams.withLock { Array($0.values) }.sorted { $0.name < $1.name }
     }
 
-    /// Forgets every stream but those named in `keeping` (after disconnecting its
-    /// subscribers), and the journal.
+    /// Forgets every stream but those named in `keeping` (after ending its connections as
+    /// `reset`), and the journal.
     public func removeAll(keeping kept: Set<String> = []) {
         let removed = streams.withLock { streams in
             let removed = streams.filter { !kept.contains($0.key) }
             streams = streams.filter { kept.contains($0.key) }
             return Array(removed.values)
         }
-        for stream in removed { stream.disconnect() }
+        for stream in removed { stream.disconnect(cause: .reset) }
         journal.clear()
     }
 
-    /// Sends heartbeat comments on every stream that wants them, every `interval` of
-    /// simulated time.
-    public func startHeartbeats(every interval: Duration, on clock: SimulationClock) {
-        guard interval > .zero else { return }
-        let timer = clock.repeating(every: interval) { [weak self] in
-            for stream in self?.all ?? [] { stream.sendHeartbeat() }
+    /// Starts the timers: heartbeat comments on every stream that wants them every
+    /// `heartbeat` of simulated time (zero: none), and a check every `idleCheck` that ends
+    /// connections idle past their stream's `idleTimeout`.
+    public func startTimers(heartbeat: Duration, idleCheck: Duration = .seconds(1)) {
+        var started: [SimulationClock.Timer] = []
+        if heartbeat > .zero {
+            started.append(
+                clock.repeating(every: heartbeat) { [weak self] in
+                    for stream in self?.all ?? [] { stream.sendHeartbeat() }
+                })
         }
-        heartbeatTimer.withLock { existing in
-            if let existing { clock.cancel(existing) }
-            existing = timer
+        if idleCheck > .zero {
+            started.append(
+                clock.repeating(every: idleCheck) { [weak self] in
+                    guard let self else { return }
+                    let now = clock.now
+                    for stream in all where stream.settings.idleTimeout != nil { stream.closeIdleSubscribers(now: now) }
+                })
         }
+        let previous = timers.withLock { timers in
+            defer { timers = started }
+            return timers
+        }
+        for timer in previous { clock.cancel(timer) }
     }
 }

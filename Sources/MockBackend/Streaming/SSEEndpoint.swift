@@ -15,19 +15,18 @@ public struct SSEEndpoint: Sendable {
         self.events = events
     }
 
-    /// Headers every stream response carries (SPEC section 5).
+    /// Headers every stream response carries (`openapi/openapi.yaml`, "Event streams").
     public static let headers: HTTPHeaders = [
         "Content-Type": MediaType.eventStream,
         "Cache-Control": "no-cache",
         "X-Accel-Buffering": "no",
     ]
 
-    /// - Parameter onSubscribe: runs with the connection's writer just before it joins the
-    ///   stream, for APIs that track their streams (the player API ends a session's streams).
-    public func response(
-        for request: HTTPRequest, stream: EventStream,
-        onSubscribe: (@Sendable (ResponseBodyWriter) -> Void)? = nil
-    ) throws -> HTTPResponse {
+    /// - Parameter audience: the audience the connection belongs to (a player session's
+    ///   id), whose end reaches it (`EventStream.endAudience`).
+    public func response(for request: HTTPRequest, stream: EventStream, audience: String? = nil) throws
+        -> HTTPResponse
+    {
         let lastEventID = Self.lastEventID(of: request)
         let padding = try Self.padding(of: request) ?? self.padding
         if stream.hasNothingAfter(lastEventID) {
@@ -35,8 +34,9 @@ public struct SSEEndpoint: Sendable {
         }
         let events = events
         return .stream(headers: Self.headers) { writer in
-            onSubscribe?(writer)
-            stream.attach(writer, request: request, lastEventID: lastEventID, padding: padding, events: events)
+            stream.attach(
+                writer, request: request, lastEventID: lastEventID, padding: padding, audience: audience,
+                events: events)
         }
     }
 

@@ -41,6 +41,9 @@ final class StreamConnectionRecord: Sendable {
         /// While the connection is subscribed: brings the delivery count and ids up to date
         /// (the stream counts live deliveries lazily). Called without this lock held.
         var settleLive: (@Sendable () -> Void)?
+        /// Why the stream is ending the connection, noted before it asks the connection to
+        /// finish or drop: the connection itself only knows that it was asked.
+        var intendedEnd: StreamEndCause?
     }
 
     private let state: LockedValue<State>
@@ -80,13 +83,24 @@ final class StreamConnectionRecord: Sendable {
         state.withLock { $0.settleLive = settle }
     }
 
-    /// Records the end once; `advertisedRetry` is remembered for the client's next connection.
-    func end(reason: String, advertisedRetry: Int?) {
+    /// Notes why the stream is about to end the connection; the first cause noted wins.
+    func noteEnding(_ cause: StreamEndCause) {
+        state.withLock { state in
+            if state.intendedEnd == nil { state.intendedEnd = cause }
+        }
+    }
+
+    /// Records the end once, with the cause the stream noted when the connection ended as
+    /// it was asked to (finished or dropped), else the connection's own reason;
+    /// `advertisedRetry` is remembered for the client's next connection.
+    func end(reason: StreamEndReason, advertisedRetry: Int?) {
         let ended = state.withLock { state -> StreamConnectionSnapshot? in
             state.settleLive = nil
             guard state.snapshot.endedAt == nil else { return nil }
+            let asked = reason == .finished || reason == .aborted
+            let cause = asked ? state.intendedEnd ?? StreamEndCause(reason) : StreamEndCause(reason)
             state.snapshot.endedAt = Timestamp.iso8601(Date())
-            state.snapshot.endReason = reason
+            state.snapshot.endReason = cause.rawValue
             return state.snapshot
         }
         if let ended { journal.noteEnd(ended, clientKey: clientKey, advertisedRetry: advertisedRetry) }

@@ -111,22 +111,28 @@ public struct SessionTerminatedBody: Codable, Sendable, Equatable {
     }
 }
 
-/// Why a session ended, with the code the stream sends.
-public enum SessionExitReason: String, Codable, Sendable, CaseIterable {
-    case expired = "Expired"
-    case logout = "Logout"
-    case kicked = "Kicked"
+/// Why a session ended, as `SESSION_EXPIRATION` tells it: `exitReason` and
+/// `exitReasonCode`. The backend's own are `Expired` (1), `Logout` (2) and `Kicked` (3);
+/// any text with any code can be sent, for a client that must cope with one it does not know.
+public struct SessionExitReason: Codable, Sendable, Hashable, CustomStringConvertible {
+    /// `exitReason`.
+    public var reason: String
+    /// `exitReasonCode`.
+    public var code: Int
 
-    public var code: Int {
-        switch self {
-        case .expired: 1
-        case .logout: 2
-        case .kicked: 3
-        }
+    public init(reason: String, code: Int) {
+        self.reason = reason
+        self.code = code
     }
 
-    public init?(code: Int) {
-        guard let reason = Self.allCases.first(where: { $0.code == code }) else { return nil }
-        self = reason
-    }
+    /// The session's time ran out.
+    public static let expired = SessionExitReason(reason: "Expired", code: 1)
+    /// The player logged out.
+    public static let logout = SessionExitReason(reason: "Logout", code: 2)
+    /// The operator ended the session.
+    public static let kicked = SessionExitReason(reason: "Kicked", code: 3)
+    /// The reasons the backend itself sends.
+    public static let known = [expired, logout, kicked]
+
+    public var description: String { "\(reason) (\(code))" }
 }

@@ -40,6 +40,11 @@ extension HTTPConnection {
                     armWrite()
                     return
                 }
+            case .paced:
+                outbound.expandPacedFront()
+            case .blackhole:
+                enterBlackhole()
+                return
             case .pause(let milliseconds):
                 outbound.popFront()
                 // A write source left armed would fire again and again while nothing may be sent.
@@ -59,6 +64,16 @@ extension HTTPConnection {
         } else if lifecycle == .closingAfterWrites, current == nil {
             beginLinger()
         }
+    }
+
+    /// Sends nothing and reads nothing from now on, and keeps the socket open: the pause
+    /// never ends, and later writes are dropped. Only a close ends it.
+    private func enterBlackhole() {
+        outbound.removeAll()
+        isPausing = true
+        isBlackholed = true
+        disarmWrite()
+        stopReading()
     }
 
     func handleWritable() {

@@ -114,6 +114,8 @@ final class HTTPConnection: @unchecked Sendable {
     var timerFiresAt: ContinuousClock.Instant?
     var pauseTimer: DispatchSourceTimer?
     @exclusivity(unchecked) var isPausing = false
+    /// Set by an `OutboundSegment.blackhole`: nothing is written or read again.
+    var isBlackholed = false
 
     /// - Parameter eventLoop: the serial queue this connection runs on; many connections
     ///   share one, so a thread drains the events of several connections in turn instead of

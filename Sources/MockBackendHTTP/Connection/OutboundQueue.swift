@@ -16,12 +16,29 @@ struct OutboundQueue {
     var front: OutboundSegment? { isEmpty ? nil : segments[head] }
 
     mutating func append(_ segment: OutboundSegment) {
-        if case .bytes(let bytes) = segment {
+        switch segment {
+        case .bytes(let bytes):
             guard !bytes.isEmpty else { return }
             unsentBytes += bytes.count
+        case .paced(let paced):
+            guard paced.remaining > 0 else { return }
+            unsentBytes += paced.remaining
+        case .pause, .close, .blackhole:
+            break
         }
         segments.append(segment)
         lastIsMergeable = false
+    }
+
+    /// Turns a `.paced` front segment into its next piece, then a pause and the rest (if
+    /// any bytes remain): the pieces are cut one at a time, as the socket takes them.
+    mutating func expandPacedFront() {
+        guard !isEmpty, case .paced(var paced) = segments[head] else { return }
+        let piece = Array(paced.takePiece())
+        segments[head] = .bytes(piece)
+        frontOffset = 0
+        guard paced.remaining > 0 else { return }
+        segments.insert(contentsOf: [.pause(milliseconds: paced.pauseMilliseconds), .paced(paced)], at: head + 1)
     }
 
     /// Appends bytes to the last segment when that one also came from here and stays
@@ -57,7 +74,11 @@ struct OutboundQueue {
 
     mutating func popFront() {
         guard !isEmpty else { return }
-        if case .bytes(let bytes) = segments[head] { unsentBytes -= bytes.count - frontOffset }
+        switch segments[head] {
+        case .bytes(let bytes): unsentBytes -= bytes.count - frontOffset
+        case .paced(let paced): unsentBytes -= paced.remaining
+        case .pause, .close, .blackhole: break
+        }
         segments[head] = .bytes([])
         head += 1
         frontOffset = 0

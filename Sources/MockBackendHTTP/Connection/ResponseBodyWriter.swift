@@ -84,6 +84,20 @@ public final class ResponseBodyWriter: @unchecked Sendable {
         connection.queue.async { connection.abortStream(from: self, reset: reset) }
     }
 
+    /// Runs `body` on the connection's event loop once the bytes written so far that the
+    /// socket has not taken are at most `threshold`, or once the stream has ended: how a
+    /// producer writes a long backlog at its reader's pace instead of queuing it whole.
+    /// Never runs `body` on the caller's thread, so the caller may hold a lock `body` takes.
+    public func whenDrained(toAtMost threshold: Int, _ body: @escaping @Sendable () -> Void) {
+        guard let connection else {
+            DispatchQueue.global().async(execute: body)
+            return
+        }
+        connection.queue.async {
+            connection.whenDrained(toAtMost: threshold, progress: {}, body)
+        }
+    }
+
     /// Runs `handler` once when the stream ends, or at once if it already has.
     public func onClose(_ handler: @escaping @Sendable (StreamEndReason) -> Void) {
         let endedAlready: StreamEndReason? = state.withLock { state in

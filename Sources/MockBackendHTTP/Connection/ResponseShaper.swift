@@ -2,10 +2,73 @@
 public enum OutboundSegment: Sendable, Equatable {
     /// Bytes to send, in one write call where the socket takes them.
     case bytes([UInt8])
+    /// Bytes sent piece by piece with a pause between pieces. The pieces are cut as the
+    /// socket drains, so a body sent a byte at a time costs no more memory than the body.
+    case paced(PacedBytes)
     /// Send nothing for this long, then go on with what follows.
     case pause(milliseconds: Int)
     /// End the connection here; nothing after this is sent. With `reset`, the peer sees RST.
     case close(reset: Bool)
+    /// From here on send nothing and read nothing, and never close: the connection looks
+    /// like one whose peer went away without a word (a phone that left Wi-Fi). Only the
+    /// server ends it (a stream's `abort`, or the server stopping).
+    case blackhole
+}
+
+/// Bytes to send in pieces, a pause between each two (`OutboundSegment.paced`).
+public struct PacedBytes: Sendable, Equatable {
+    /// Where the pieces end.
+    public enum Cut: Sendable, Equatable {
+        /// Pieces of this many bytes (at least one).
+        case every(Int)
+        /// Between the CR and the LF of every CRLF.
+        case betweenCRLF
+        /// Right after the lead byte of every multi-byte UTF-8 character.
+        case insideUTF8
+    }
+
+    public let bytes: [UInt8]
+    public let cut: Cut
+    public let pauseMilliseconds: Int
+    /// Bytes already handed out as pieces.
+    public private(set) var offset = 0
+
+    public init(_ bytes: [UInt8], cut: Cut, pauseMilliseconds: Int) {
+        self.bytes = bytes
+        self.cut = cut
+        self.pauseMilliseconds = max(0, pauseMilliseconds)
+    }
+
+    /// Bytes not handed out yet.
+    public var remaining: Int { bytes.count - offset }
+
+    /// Takes the next piece: the bytes up to the next cut, or all that remain.
+    public mutating func takePiece() -> ArraySlice<UInt8> {
+        let end = nextCut()
+        defer { offset = end }
+        return bytes[offset..<end]
+    }
+
+    private func nextCut() -> Int {
+        switch cut {
+        case .every(let size):
+            return min(bytes.count, offset + max(1, size))
+        case .betweenCRLF:
+            var index = offset
+            while index + 1 < bytes.count {
+                if bytes[index] == 13, bytes[index + 1] == 10, index + 1 > offset { return index + 1 }
+                index += 1
+            }
+            return bytes.count
+        case .insideUTF8:
+            var index = offset
+            while index < bytes.count {
+                if bytes[index] >= 0xC0, index + 1 > offset, index + 1 < bytes.count { return index + 1 }
+                index += 1
+            }
+            return bytes.count
+        }
+    }
 }
 
 /// What a write handed to a `ResponseShaper` carries.
@@ -27,4 +90,36 @@ public enum ResponseWriteKind: Sendable, Equatable {
 /// separate write call.
 public protocol ResponseShaper: Sendable {
     mutating func shape(_ bytes: [UInt8], kind: ResponseWriteKind) -> [OutboundSegment]
+}
+
+/// Two shapers in a row: every `.bytes` segment of the first goes through the second with
+/// the kind of the write it came from; the first's pauses stay where they are. A stub's
+/// own delays and a fault's shaping so combine instead of one replacing the other.
+public struct ChainedShaper: ResponseShaper {
+    public var first: any ResponseShaper
+    public var second: any ResponseShaper
+
+    public init(_ first: any ResponseShaper, then second: any ResponseShaper) {
+        self.first = first
+        self.second = second
+    }
+
+    public mutating func shape(_ bytes: [UInt8], kind: ResponseWriteKind) -> [OutboundSegment] {
+        var output: [OutboundSegment] = []
+        for segment in first.shape(bytes, kind: kind) {
+            switch segment {
+            case .bytes(let piece):
+                output += second.shape(piece, kind: kind)
+            case .paced(var paced):
+                // Each piece goes through the second shaper, the pauses kept between them.
+                while paced.remaining > 0 {
+                    if paced.offset > 0 { output.append(.pause(milliseconds: paced.pauseMilliseconds)) }
+                    output += second.shape(Array(paced.takePiece()), kind: kind)
+                }
+            case .pause, .close, .blackhole:
+                output.append(segment)
+            }
+        }
+        return output
+    }
 }

@@ -52,14 +52,14 @@ struct JournalRetentionTests {
             let record = journal.open(
                 stream: "s", request: request("/s", client: "c\(number)"), lastEventID: "\(number)")
             record.noteDelivered(count: 2, ids: ["a\(number)", "b\(number)"])
-            record.end(reason: "closed \(number)", advertisedRetry: 1000)
+            record.end(reason: number % 2 == 0 ? .clientClosed : .slowReader, advertisedRetry: 1000)
             ended.append(record.snapshot.id)
         }
         let snapshots = journal.snapshots()
         // The open record, though older than every ended one, and the last two ended.
         #expect(snapshots.map(\.id) == [longLived.snapshot.id] + ended.suffix(2))
         let last = snapshots[2]
-        #expect(last.endReason == "closed 5")
+        #expect(last.endReason == "slow_reader")
         #expect(last.endedAt != nil)
         #expect(last.lastEventId == "5")
         #expect(last.deliveredIds == ["a5", "b5"])
@@ -73,9 +73,9 @@ struct JournalRetentionTests {
     @Test func aReconnectCarriesTheGapThroughTheKeptRecord() throws {
         let journal = StreamJournal(capacity: 10)
         journal.open(stream: "s", request: request("/s", client: "c"), lastEventID: nil)
-            .end(reason: "dropped", advertisedRetry: 250)
+            .end(reason: .slowReader, advertisedRetry: 250)
         journal.open(stream: "s", request: request("/s", client: "c"), lastEventID: "3")
-            .end(reason: "finished", advertisedRetry: nil)
+            .end(reason: .finished, advertisedRetry: nil)
         let second = try #require(journal.snapshots().last)
         let reconnect = try #require(second.reconnect)
         #expect(reconnect.advertisedRetryMs == 250)
@@ -86,11 +86,11 @@ struct JournalRetentionTests {
         let journal = StreamJournal(capacity: 10)
         let record = journal.open(stream: "s", request: request("/s", client: "c"), lastEventID: nil)
         journal.clear()
-        record.end(reason: "closed", advertisedRetry: nil)
+        record.end(reason: .clientClosed, advertisedRetry: nil)
         #expect(journal.snapshots().isEmpty)
         // Nor is its end remembered as a previous connection of that client.
         journal.open(stream: "s", request: request("/s", client: "c"), lastEventID: nil).end(
-            reason: "closed", advertisedRetry: nil)
+            reason: .clientClosed, advertisedRetry: nil)
         #expect(journal.snapshots().first?.reconnect == nil)
     }
 
@@ -98,7 +98,7 @@ struct JournalRetentionTests {
         let journal = StreamJournal(capacity: 2)
         for number in 0...4 {
             journal.open(stream: "s", request: request("/s", client: "c\(number)"), lastEventID: nil)
-                .end(reason: "closed", advertisedRetry: nil)
+                .end(reason: .clientClosed, advertisedRetry: nil)
         }
         // Past twice the capacity, only the most recent ends are remembered.
         let forgotten = journal.open(stream: "s", request: request("/s", client: "c0"), lastEventID: nil)

@@ -1,0 +1,93 @@
+/// What a fault rule does to the requests it hits, named after the vocabularies people know
+/// (WireMock `Fault`, OkHttp `SocketPolicy`, Toxiproxy toxics). `openapi/openapi.yaml`
+/// (`FaultSpec`) documents every kind and its fields.
+///
+/// Decoded from `{"kind": "...", <the kind's fields>}` and checked as it is decoded
+/// (`Fault+Decoding.swift`): an unknown kind, a field the kind does not take, a missing
+/// field it needs or a value out of range is refused there, naming the field, so nothing
+/// past the admin API ever sees a fault that cannot mean something.
+public enum Fault: Sendable, Equatable {
+    /// How `fragment` cuts every body write.
+    public enum Fragmentation: Sendable, Equatable {
+        /// Pieces of this many bytes.
+        case bytes(Int)
+        /// Between the CR and the LF of every line end (line ends written as CRLF).
+        case crlf
+        /// Inside every multi-byte UTF-8 character.
+        case utf8
+    }
+
+    /// What `malformed` sends.
+    public enum Malformation: String, Sendable, Equatable, CaseIterable {
+        /// A head, then a chunk that is not one (`zz`), then FIN.
+        case malformedResponseChunk = "MALFORMED_RESPONSE_CHUNK"
+        /// Bytes that are not HTTP, then FIN.
+        case randomDataThenClose = "RANDOM_DATA_THEN_CLOSE"
+    }
+
+    /// Any status instead of the route's answer, with an optional body and `Retry-After`.
+    case status(Int, body: JSONValue?, retryAfter: Int?)
+    /// The player API's own 403 session-expired body, without expiring anything.
+    case forbidden
+    /// A pause before the response head.
+    case delay(milliseconds: Int)
+    /// A pause before every write.
+    case latency(milliseconds: Int)
+    /// The connection ends after this many events (0: right after the head).
+    case dropAfterEvents(Int, reset: Bool)
+    /// The connection ends after this many body bytes.
+    case dropAfterBytes(Int, reset: Bool)
+    /// Event `event` (from 1) is cut after `afterBytes` of its bytes, then the connection ends.
+    case cutInsideEvent(event: Int, afterBytes: Int, reset: Bool)
+    /// Every body write goes out in pieces with a pause between them.
+    case fragment(Fragmentation, pauseMilliseconds: Int)
+    /// After `afterEvents` events nothing more is sent for `milliseconds` (nil: for good);
+    /// the socket stays open.
+    case stall(afterEvents: Int, milliseconds: Int?)
+    /// Heartbeats go on but events are dropped for `milliseconds` (nil: for good).
+    case mute(milliseconds: Int?)
+    /// After `afterEvents` events: nothing sent, nothing read, never closed (half-open).
+    case blackhole(afterEvents: Int)
+    /// Every byte is held until this many accumulate or the response ends.
+    case buffer(bytes: Int)
+    /// RST instead of an answer.
+    case reset
+    /// FIN instead of an answer.
+    case emptyResponse
+    /// A broken answer, then FIN.
+    case malformed(Malformation)
+    /// A stream request is answered with a status (default 503), or hangs before its head;
+    /// other requests pass.
+    case refuseStream(status: Int?, hang: Bool)
+
+    /// The `kind` of every case, as the admin API spells it.
+    public static let kinds = [
+        "status", "forbidden", "delay", "latency", "drop_after_events", "drop_after_bytes", "cut_inside_event",
+        "fragment", "stall", "mute", "blackhole", "buffer", "reset", "empty_response", "malformed", "refuse_stream",
+    ]
+
+    /// The admin API's name of this kind.
+    public var kind: String {
+        switch self {
+        case .status: "status"
+        case .forbidden: "forbidden"
+        case .delay: "delay"
+        case .latency: "latency"
+        case .dropAfterEvents: "drop_after_events"
+        case .dropAfterBytes: "drop_after_bytes"
+        case .cutInsideEvent: "cut_inside_event"
+        case .fragment: "fragment"
+        case .stall: "stall"
+        case .mute: "mute"
+        case .blackhole: "blackhole"
+        case .buffer: "buffer"
+        case .reset: "reset"
+        case .emptyResponse: "empty_response"
+        case .malformed: "malformed"
+        case .refuseStream: "refuse_stream"
+        }
+    }
+
+    /// Default pause between `fragment` pieces, in milliseconds.
+    static let defaultFragmentPause = 20
+}

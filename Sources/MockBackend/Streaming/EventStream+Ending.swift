@@ -1,0 +1,128 @@
+import MockBackendHTTP
+import ServerSentEvents
+
+/// How `POST /__admin/streams/{stream}/disconnect` ends connections.
+public enum DisconnectMode: Sendable, Equatable {
+    /// As a network failure: FIN without the end of the body (the chunked terminator).
+    case broken
+    /// As a network failure, with RST.
+    case reset
+    /// As a server that ends the response properly: the chunked terminator, then the
+    /// connection stays for its next request. Clients that cannot resume from a broken
+    /// chunked body resume from this.
+    case graceful
+}
+
+extension EventStream {
+    /// Ended audiences a stream remembers (for connections of a session that ends while
+    /// they open); older ones are forgotten first.
+    static let endedAudienceLimit = 1000
+
+    /// Ends the stream: live subscribers get what is queued and then a clean end; those
+    /// still catching up end once their replay is written; later connections get the
+    /// history after their Last-Event-ID, or 204 if there is none.
+    public func finish() {
+        let writers = state.withLock { state -> [ResponseBodyWriter] in
+            state.finished = true
+            return state.subscribers.values.filter { $0.replayFrom == nil }.map(\.writer)
+        }
+        for writer in writers { writer.finish() }
+    }
+
+    /// Ends every subscriber's connection (or one) now, as `mode` says, with `cause` in the
+    /// journal. Returns how many were ended.
+    @discardableResult
+    public func disconnect(connection: UInt64? = nil, mode: DisconnectMode = .broken, cause: StreamEndCause = .admin)
+        -> Int
+    {
+        // Unsubscribed here, not when the connection has closed: the close takes a hop onto
+        // the connection's loop, and an event published in between would otherwise be
+        // counted in the journal as delivered to a connection that never gets it.
+        let leaving = state.withLock { state in
+            let leaving = state.subscribers.values.filter { connection == nil || $0.writer.connectionID == connection }
+            for subscriber in leaving { Self.unsubscribe(subscriber, from: &state) }
+            return leaving
+        }
+        for subscriber in leaving {
+            subscriber.record.noteEnding(cause)
+            switch mode {
+            case .broken: subscriber.writer.abort(reset: false)
+            case .reset: subscriber.writer.abort(reset: true)
+            case .graceful: subscriber.writer.finish()
+            }
+        }
+        return leaving.count
+    }
+
+    /// Starts an audience (a player session) at the end of the log, unless it has begun:
+    /// from now on its subscribers resume from ids of this stream, and its end reaches them.
+    func openAudience(_ audience: String) {
+        state.withLock { state in
+            if state.audiences[audience] == nil {
+                state.audiences[audience] = Audience(start: state.log.lastSequence)
+            }
+        }
+    }
+
+    /// Ends an audience: logs `event` for it alone (with the next id), sends it to its
+    /// subscribers, ends them cleanly with `cause` in the journal, and remembers it, so a
+    /// connection of the audience that opens now gets the same event and end. Nothing
+    /// happens if it has ended already. Returns how many connections it ended (those
+    /// still catching up end after their replay, which holds the event).
+    @discardableResult
+    func endAudience(_ audience: String, with event: ServerSentEvent, cause: StreamEndCause) -> Int {
+        let ending = state.withLock { state -> [Subscriber]? in
+            if state.audiences[audience]?.end != nil { return nil }
+            let start = state.audiences[audience]?.start ?? state.log.lastSequence
+            let logged = state.log.append(event, audience: audience)
+            state.ledger.passOver(logged.sequence)
+            state.audiences[audience] = Audience(start: start, end: (logged, cause))
+            state.endedAudiences.append(audience)
+            if state.endedAudiences.count > Self.endedAudienceLimit {
+                state.audiences[state.endedAudiences.removeFirst()] = nil
+            }
+            let members = state.subscribers.values.filter { $0.audience == audience }
+            var ending: [Subscriber] = []
+            for subscriber in members where subscriber.replayFrom == nil {
+                subscriber.writer.write(logged.bytes)
+                subscriber.record.noteDelivered(count: 1, ids: CollectionOfOne(logged.wireID))
+                Self.unsubscribe(subscriber, from: &state)
+                ending.append(subscriber)
+            }
+            return ending + members.filter { $0.replayFrom != nil }
+        }
+        guard let ending else { return 0 }
+        for subscriber in ending where subscriber.replayFrom == nil {
+            subscriber.record.noteEnding(cause)
+            subscriber.writer.finish()
+        }
+        return ending.count
+    }
+
+    /// Ends, as `idle`, the live subscribers that have had no event for the stream's idle
+    /// timeout of simulated time (`now`).
+    func closeIdleSubscribers(now: Duration) {
+        guard let timeout = settings.idleTimeout else { return }
+        let idle = state.withLock { state -> [Subscriber] in
+            let idle = state.subscribers.values.filter { subscriber in
+                guard subscriber.replayFrom == nil else { return false }
+                let lastActivity = max(subscriber.activeSince, state.lastEventAt ?? subscriber.activeSince)
+                return now - lastActivity >= timeout
+            }
+            for subscriber in idle { Self.unsubscribe(subscriber, from: &state) }
+            return idle
+        }
+        for subscriber in idle {
+            subscriber.record.noteEnding(.idle)
+            subscriber.writer.finish()
+        }
+    }
+
+    /// Forgets every audience (a reset of the sessions).
+    func removeAudiences() {
+        state.withLock { state in
+            state.audiences = [:]
+            state.endedAudiences = []
+        }
+    }
+}

@@ -1,0 +1,65 @@
+/// What a stream replays to a connection, from the Last-Event-ID it sent.
+public enum ReplayPolicy: Sendable, Equatable {
+    /// A history: without Last-Event-ID everything retained; with a retained id what came
+    /// after it; with an id past retention an `event: reset` and everything retained; with
+    /// an id never issued a comment saying so and everything retained (a browser's
+    /// EventSource cannot surface a 400). The job and workflow streams.
+    case history
+    /// Deltas: without Last-Event-ID nothing, only what happens from now on; with an id of
+    /// the connection's audience what it missed since; with any other id nothing. The
+    /// user-info stream, whose clients fetch the state by REST first (a replayed frame of
+    /// an earlier session would log a fresh one out).
+    case deltas
+}
+
+/// How a stream behaves toward its subscribers.
+public struct EventStreamSettings: Sendable {
+    /// Whether heartbeat comments are sent (the user-info stream has none, like its real counterpart).
+    public var heartbeat = true
+    /// A `retry:` sent to every subscriber on connect, in milliseconds.
+    public var retry: Int?
+    /// A comment sent first on every connection, e.g. `connection established`.
+    public var greeting: String?
+    /// Events kept for replay; nil takes the registry's default (1,000 unless the scenario
+    /// says otherwise).
+    public var retention: Int?
+    /// What a connection is replayed. Default `.history`.
+    public var replay = ReplayPolicy.history
+    /// Simulated time without an event after which the server ends a connection, as the
+    /// real user-info stream does; nil never.
+    public var idleTimeout: Duration?
+
+    public init(
+        heartbeat: Bool = true, retry: Int? = nil, greeting: String? = nil, retention: Int? = nil,
+        replay: ReplayPolicy = .history, idleTimeout: Duration? = nil
+    ) {
+        self.heartbeat = heartbeat
+        self.retry = retry
+        self.greeting = greeting
+        self.retention = retention
+        self.replay = replay
+        self.idleTimeout = idleTimeout
+    }
+}
+
+/// What `GET /__admin/streams` shows of one stream.
+public struct EventStreamSnapshot: Codable, Sendable, Equatable {
+    public struct Subscriber: Codable, Sendable, Equatable {
+        public var connection: UInt64
+        public var record: Int
+        public var connectedAt: String
+        public var lastEventId: String?
+        public var deliveredCount: Int
+        /// Whether it is still being replayed what it missed (the live events wait).
+        public var catchingUp: Bool
+    }
+
+    public var name: String
+    public var lastEventId: String?
+    public var eventCount: Int
+    public var retainedCount: Int
+    public var finished: Bool
+    public var retry: Int?
+    public var heartbeat: Bool
+    public var subscribers: [Subscriber]
+}

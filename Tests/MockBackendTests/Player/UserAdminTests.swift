@@ -1,0 +1,118 @@
+import Foundation
+import MockBackend
+import MockBackendAPI
+import MockBackendTesting
+import ServerSentEvents
+import Testing
+
+/// Stale credentials and removed users on demand, and expiries with any reason.
+@Suite("User and session admin")
+struct UserAdminTests {
+    @Test func aChangedPasswordMakesStoredCredentialsStale() async throws {
+        try await withRunningServer { server in
+            let session = try await login(server)
+            let patched = try await server.request(
+                "PATCH", "/__admin/users/7000001", body: #"{"password":"rotated"}"#)
+            #expect(patched.status == 200)
+            #expect(patched.text.contains(#""password":"rotated""#))
+            // The session still works; the old credentials no longer do, the new ones do.
+            #expect(
+                try await server.request(
+                    "GET", "/v2/player/7000001/balance", headers: ["X-SessionId": session.sessionId]
+                )
+                .status == 200)
+            try expectPlayerError(
+                try await server.request(
+                    "POST", "/v1/player/legislation/login", body: #"{"username":"demo","password":"demo1234"}"#),
+                status: 403, "Invalid username or password")
+            _ = try await login(server, "demo", "rotated")
+        }
+    }
+
+    @Test(
+        "PATCH refuses bad input",
+        arguments: [
+            (#"{"balance":5}"#, 400, "'balance'"), (#"{}"#, 400, "at least one"),
+            (#"{"password":""}"#, 400, "'password'"),
+            (#"{"username":"alice"}"#, 409, "USER_EXISTS"), (#"{"tokens":-1}"#, 400, "'tokens'"),
+            (#"{"password":5}"#, 400, "'password'"), (#"nope"#, 400, "JSON"),
+        ])
+    func patchRefuses(body: String, status: Int, mentions: String) async throws {
+        try await withRunningServer { server in
+            let response = try await server.request("PATCH", "/__admin/users/7000001", body: body)
+            #expect(response.status == status)
+            #expect(response.text.contains(mentions), "\(response.text)")
+            #expect(try await server.request("PATCH", "/__admin/users/999", body: #"{"password":"x"}"#).status == 404)
+        }
+    }
+
+    @Test func aDeletedUsersSessionsEndKickedAndItsLoginsFail() async throws {
+        try await withRunningServer { server in
+            let session = try await login(server)
+            let stream = try openUserInfo(server, session: session.sessionId)
+            #expect(await waitForUserInfoSubscribers(server, 1))
+            let deleted = try await server.request("DELETE", "/__admin/users/7000001")
+            #expect(deleted.status == 200)
+            #expect(deleted.text.contains(session.sessionId))
+            let response = try await stream.readResponse()
+            let frame = try #require(sseEvents(response.body).last)
+            let message = try JSONDecoder().decode(
+                UserInfoEnvelope<SessionExpirationBody>.self, from: Data(frame.data.utf8))
+            #expect(message.type == "SESSION_EXPIRATION")
+            #expect(message.body.exitReason == "Kicked")
+            #expect(message.body.exitReasonCode == 3)
+            #expect(frame.id != nil)
+            try expectPlayerError(
+                try await server.request(
+                    "POST", "/v1/player/legislation/login", body: #"{"username":"demo","password":"demo1234"}"#),
+                status: 403)
+            try expectPlayerError(
+                try await server.request(
+                    "GET", "/v2/player/7000001/balance", headers: ["X-SessionId": session.sessionId]),
+                status: 403)
+            #expect(try await server.request("DELETE", "/__admin/users/7000001").status == 404)
+            #expect(!(try await server.request("GET", "/__admin/users")).text.contains(#""userId":7000001"#))
+        }
+    }
+
+    @Test func anExpiryTakesAnyReasonAndCode() async throws {
+        try await withRunningServer { server in
+            let session = try await login(server)
+            let stream = try openUserInfo(server, session: session.sessionId)
+            #expect(await waitForUserInfoSubscribers(server, 1))
+            let expired = try await server.request(
+                "POST", "/__admin/sessions/\(session.sessionId)/expire", body: #"{"reason":"Maintenance","code":42}"#)
+            #expect(expired.status == 200)
+            let response = try await stream.readResponse()
+            let frame = try #require(sseEvents(response.body).last)
+            let message = try JSONDecoder().decode(
+                UserInfoEnvelope<SessionExpirationBody>.self, from: Data(frame.data.utf8))
+            #expect(message.body.exitReason == "Maintenance")
+            #expect(message.body.exitReasonCode == 42)
+            let sessions = try await server.request("GET", "/__admin/sessions")
+            #expect(sessions.text.contains(#""code":42"#))
+            // A known reason named alone takes its code, and a known code its reason.
+            let other = try await login(server)
+            let byCode = try await server.request(
+                "POST", "/__admin/sessions/\(other.sessionId)/expire", body: #"{"code":2}"#)
+            #expect(byCode.text.contains(#""reason":"Logout""#))
+            #expect(byCode.text.contains(#""state":"logged_out""#))
+        }
+    }
+
+    @Test func endedSessionsAreKeptUpToTheirBound() {
+        let accounts = AccountStore(
+            users: [UserAccount(userId: 1, username: "u", password: "p")], endedSessionLimit: 3)
+        var ended: [String] = []
+        for _ in 0..<10 {
+            let session = accounts.login("u", password: "p")!
+            _ = accounts.end(session.sessionId, as: .expired(.expired))
+            ended.append(session.sessionId)
+        }
+        let live = accounts.login("u", password: "p")!
+        #expect(accounts.sessions.count == 4)
+        #expect(accounts.session(live.sessionId)?.state == .active)
+        #expect(ended.suffix(3).allSatisfy { accounts.session($0) != nil })
+        #expect(ended.prefix(7).allSatisfy { accounts.session($0) == nil })
+    }
+}

@@ -1,0 +1,42 @@
+import Foundation
+import MockBackend
+import MockBackendAPI
+import MockBackendTesting
+import ServerSentEvents
+
+/// Opens the user-info stream of `userId` for `sessionId` on a new connection.
+func openUserInfo(
+    _ server: RunningServer, session sessionId: String, userId: Int = 7_000_001, lastEventID: String? = nil
+) throws -> RawHTTPClient {
+    let client = try server.connect()
+    let resume = lastEventID.map { "Last-Event-ID: \($0)\r\n" } ?? ""
+    try client.send(
+        "GET /v2/player/\(userId)/information/updates HTTP/1.1\r\nHost: t\r\nX-SessionId: \(sessionId)\r\n\(resume)\r\n"
+    )
+    return client
+}
+
+/// Waits until the user-info stream of `userId` has `count` subscribers.
+func waitForUserInfoSubscribers(_ server: RunningServer, _ count: Int, userId: Int = 7_000_001) async -> Bool {
+    await eventually {
+        server.app.streams.existingStream(named: "userinfo/\(userId)")?.snapshot.subscribers.count == count
+    }
+}
+
+/// The events in a raw stream body (chunked or not).
+func sseEvents(_ body: [UInt8]) -> [ServerSentEvent] {
+    var parser = SSEParser()
+    return parser.feed(body).compactMap { if case .event(let event) = $0 { event } else { nil } }
+}
+
+/// The `type` of each user-info frame's envelope.
+func frameTypes(_ events: [ServerSentEvent]) -> [String] {
+    events.compactMap { event in
+        (try? JSONSerialization.jsonObject(with: Data(event.data.utf8)) as? [String: Any])?["type"] as? String
+    }
+}
+
+/// Posts a balance change through the admin API.
+func postBalance(_ server: RunningServer, _ amount: Double, userId: Int = 7_000_001) async throws {
+    _ = try await server.request("POST", "/__admin/users/\(userId)/balance", body: #"{"amount":\#(amount)}"#)
+}
