@@ -14,18 +14,28 @@ struct AdminWorkflowRoutes {
     }
 
     /// `POST /__admin/workflows/{id}/events`. The payload is a JSON object, as every
-    /// workflow event's is (`WorkflowEvent`); left out or `null`, it is `{}`.
+    /// workflow event's is (`WorkflowEvent`); left out or `null`, it is `{}`. Under a topic
+    /// the simulation publishes, it must have that topic's fields (`WorkflowPayload`).
     struct EventRequest: Decodable {
         var topic: String
         var payload: JSONValue?
 
-        /// The payload's fields; 400 when it is not an object.
+        /// The payload's fields; 400 when it is not an object, or not the topic's.
         func fields() throws -> [String: JSONValue] {
+            let fields: [String: JSONValue]
             switch payload {
-            case nil, .null?: return [:]
-            case .object(let fields)?: return fields
+            case nil, .null?: fields = [:]
+            case .object(let object)?: fields = object
             default: throw ProblemDetails.badRequest("Field 'payload' must be a JSON object.", code: "INVALID_BODY")
             }
+            do {
+                _ = try WorkflowEvent(topic: topic, ts: 0, payload: fields).typedPayload()
+            } catch let error as DecodingError {
+                throw ProblemDetails.badRequest(
+                    "Field 'payload' is not what topic '\(topic)' carries: \(RequestBody.describe(error))",
+                    code: "INVALID_BODY")
+            }
+            return fields
         }
     }
 

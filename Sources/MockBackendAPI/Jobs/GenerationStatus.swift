@@ -22,6 +22,7 @@ public struct GenerationState: RawRepresentable, Codable, Hashable, Sendable, Cu
     /// True once the generation will not change again: completed or failed.
     public var isFinished: Bool { self == .completed || self == .failed }
 
+    /// The raw value.
     public var description: String { rawValue }
 }
 
@@ -31,6 +32,7 @@ public struct GenerationState: RawRepresentable, Codable, Hashable, Sendable, Cu
 public struct GenerationStatus: Codable, Sendable, Equatable {
     /// `gen_` and twelve hex digits.
     public var id: String
+    /// Where the generation is.
     public var status: GenerationState
     /// From 0 to 100. The backend sends whole numbers.
     public var progress: Double

@@ -17,8 +17,10 @@ public enum GenerationEventType {
 /// `event: progress`, after each step. Schema `GenerationProgressEvent` in
 /// `openapi/openapi.yaml`.
 public struct GenerationProgressEvent: WireEvent, Codable, Sendable, Equatable {
+    /// `progress`.
     public static var eventType: String? { GenerationEventType.progress }
 
+    /// The generation, `gen_` and twelve hex digits.
     public var generationId: String
     /// `processing`.
     public var status: GenerationState
@@ -39,8 +41,10 @@ public struct GenerationProgressEvent: WireEvent, Codable, Sendable, Equatable {
 /// `generationId`, `status`, `progress` (100) and `message`, but no image URL: the status
 /// endpoint has it. Every field is optional, so a backend that sends fewer still decodes.
 public struct GenerationCompletedEvent: WireEvent, Codable, Sendable, Equatable {
+    /// `completed`.
     public static var eventType: String? { GenerationEventType.completed }
 
+    /// The generation, `gen_` and twelve hex digits.
     public var generationId: String?
     /// `completed`.
     public var status: GenerationState?
@@ -71,8 +75,10 @@ public struct GenerationCompletedEvent: WireEvent, Codable, Sendable, Equatable 
 /// reads the reason from `error`, else `message`, and `code` when present, so a backend
 /// that spells it otherwise still decodes.
 public struct GenerationFailedEvent: WireEvent, Codable, Sendable, Equatable {
+    /// `failed`.
     public static var eventType: String? { GenerationEventType.failed }
 
+    /// The generation, `gen_` and twelve hex digits.
     public var generationId: String?
     /// `failed`.
     public var status: GenerationState?

@@ -24,6 +24,7 @@ public struct ImportJobState: RawRepresentable, Codable, Hashable, Sendable, Cus
     /// True once the job will not change again: complete or failed.
     public var isFinished: Bool { self == .complete || self == .error }
 
+    /// The raw value.
     public var description: String { rawValue }
 }
 
@@ -33,6 +34,7 @@ public struct ImportJobState: RawRepresentable, Codable, Hashable, Sendable, Cus
 public struct ImportStatus: Codable, Sendable, Equatable {
     /// `import_` and twelve hex digits.
     public var jobId: String
+    /// Where the job is.
     public var status: ImportJobState
     /// From 0 to 1, to two decimals.
     public var progress: Double

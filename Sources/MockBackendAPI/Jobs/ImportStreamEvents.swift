@@ -18,8 +18,10 @@ public enum ImportEventType {
 
 /// `event: started`: processing began. Schema `ImportStartedEvent` in `openapi/openapi.yaml`.
 public struct ImportStartedEvent: WireEvent, Codable, Sendable, Equatable {
+    /// `started`.
     public static var eventType: String? { ImportEventType.started }
 
+    /// The job, `import_` and twelve hex digits.
     public var jobId: String
     /// `processing`.
     public var status: ImportJobState
@@ -37,8 +39,10 @@ public struct ImportStartedEvent: WireEvent, Codable, Sendable, Equatable {
 /// spellings, `processedRows`/`totalRows` and `processedCount`/`totalCount`, because clients
 /// in the field read one or the other; this type decodes from either and encodes both.
 public struct ImportProgressEvent: WireEvent, Codable, Sendable, Equatable {
+    /// `progress`.
     public static var eventType: String? { ImportEventType.progress }
 
+    /// The job, `import_` and twelve hex digits.
     public var jobId: String
     /// `processing`.
     public var status: ImportJobState
@@ -90,8 +94,10 @@ public struct ImportProgressEvent: WireEvent, Codable, Sendable, Equatable {
 
 /// `event: complete`: the last event of a successful import.
 public struct ImportCompleteEvent: WireEvent, Codable, Sendable, Equatable {
+    /// `complete`.
     public static var eventType: String? { ImportEventType.complete }
 
+    /// The job, `import_` and twelve hex digits.
     public var jobId: String
     /// `complete`.
     public var status: ImportJobState
@@ -116,8 +122,10 @@ public struct ImportCompleteEvent: WireEvent, Codable, Sendable, Equatable {
 /// `event: error`: the last event of a failed import. It has no `status`; the polling
 /// status says `error`.
 public struct ImportErrorEvent: WireEvent, Codable, Sendable, Equatable {
+    /// `error`.
     public static var eventType: String? { ImportEventType.error }
 
+    /// The job, `import_` and twelve hex digits.
     public var jobId: String
     /// A stable UPPER_SNAKE code such as `IMPORT_FAILED`.
     public var code: String

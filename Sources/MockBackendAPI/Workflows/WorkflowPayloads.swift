@@ -77,3 +77,35 @@ public struct WorkflowSteering: Codable, Sendable, Equatable {
         self.hat = hat
     }
 }
+
+/// A workflow event's payload, typed by its topic.
+public enum WorkflowPayload: Sendable, Equatable {
+    /// `iteration.started`, `session.paused` or `session.resumed`.
+    case iteration(WorkflowIteration)
+    /// `hat.changed`.
+    case hatChange(WorkflowHatChange)
+    /// `tool.called`.
+    case toolCall(WorkflowToolCall)
+    /// `loop.completed`.
+    case loopCompletion(WorkflowLoopCompletion)
+    /// `session.steered`.
+    case steering(WorkflowSteering)
+    /// A topic the simulation does not publish (admin may publish any), as sent.
+    case other([String: JSONValue])
+}
+
+extension WorkflowEvent {
+    /// The payload typed by the topic; `.other` for a topic not in `WorkflowTopic`.
+    /// - Throws: `DecodingError` when a known topic's payload lacks its fields.
+    public func typedPayload() throws -> WorkflowPayload {
+        switch topic {
+        case WorkflowTopic.iterationStarted, WorkflowTopic.sessionPaused, WorkflowTopic.sessionResumed:
+            .iteration(try payload(as: WorkflowIteration.self))
+        case WorkflowTopic.hatChanged: .hatChange(try payload(as: WorkflowHatChange.self))
+        case WorkflowTopic.toolCalled: .toolCall(try payload(as: WorkflowToolCall.self))
+        case WorkflowTopic.loopCompleted: .loopCompletion(try payload(as: WorkflowLoopCompletion.self))
+        case WorkflowTopic.sessionSteered: .steering(try payload(as: WorkflowSteering.self))
+        default: .other(payload)
+        }
+    }
+}

@@ -15,6 +15,7 @@ public struct WorkflowMode: RawRepresentable, Codable, Hashable, Sendable, Custo
     /// Past `loop.completed`; the stream has ended.
     public static let complete = WorkflowMode(rawValue: "complete")
 
+    /// The raw value.
     public var description: String { rawValue }
 }
 
