@@ -1,10 +1,11 @@
 import MockBackendAPI
 import MockBackendHTTP
 
-/// Workflow sessions (`openapi/openapi.yaml`, tag `workflows`): agent loops that advance on the simulation clock, one
-/// step every `paceSeconds` — an iteration starts (with a new hat), then it calls a tool —
-/// until `loop.completed` after their configured iterations; paused, resumed and steered
-/// by clients, and driven by admin.
+/// Workflow sessions (`openapi/openapi.yaml`, tag `workflows`): agent loops that advance
+/// on the simulation clock, one step every `paceSeconds` — an iteration starts (with a new
+/// hat), then it calls a tool — until `loop.completed` after their configured iterations;
+/// paused, resumed and steered by clients, and driven by admin. Every event is a
+/// `WorkflowEvent` whose payload is the topic's `MockBackendAPI` type.
 public final class WorkflowService: Sendable {
     /// Why a session could not do what was asked.
     enum Conflict: Error, Equatable {
