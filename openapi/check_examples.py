@@ -19,7 +19,6 @@ from referencing.jsonschema import DRAFT202012
 
 ROOT = pathlib.Path(__file__).resolve().parent
 SCHEMAS = "#/components/schemas/"
-RESPONSES = "#/components/responses/"
 PATHS = "#/paths/"
 
 
@@ -44,8 +43,8 @@ EXAMPLES = {
     "player/balance-update-v2.json": SCHEMAS + "UserInfoMessage",
     "player/session-expiration.json": SCHEMAS + "UserInfoMessage",
     "player/session-terminated.json": SCHEMAS + "UserInfoMessage",
-    "imports/accepted.json": RESPONSES + "ImportAccepted" + JSON,
-    "imports/status.json": RESPONSES + "ImportSnapshot" + JSON,
+    "imports/accepted.json": SCHEMAS + "ImportAccepted",
+    "imports/status.json": SCHEMAS + "ImportStatus",
     "imports/event-started.json": event_data("ImportStartedEvent"),
     "imports/event-progress.json": event_data("ImportProgressEvent"),
     "imports/event-complete.json": event_data("ImportCompleteEvent"),
@@ -53,17 +52,31 @@ EXAMPLES = {
     "generations/login-request.json": path("/api/auth/login") + "/post/requestBody" + JSON,
     "generations/login-response.json": path("/api/auth/login") + "/post/responses/200" + JSON,
     "generations/create-request.json": path("/api/generations") + "/post/requestBody" + JSON,
-    "generations/create-response.json": path("/api/generations") + "/post/responses/201" + JSON,
+    "generations/create-response.json": SCHEMAS + "GenerationCreated",
     "generations/status.json": SCHEMAS + "Generation",
-    "generations/token-balance.json": path("/api/tokens/balance") + "/get/responses/200" + JSON,
+    "generations/token-balance.json": SCHEMAS + "TokenBalance",
     "generations/event-progress.json": event_data("GenerationProgressEvent"),
     "generations/event-completed.json": event_data("GenerationCompletedEvent"),
     "generations/event-failed.json": event_data("GenerationFailedEvent"),
     "workflows/sessions.json": path("/api/sessions") + "/get/responses/200" + JSON,
     "workflows/status.json": SCHEMAS + "WorkflowStatus",
+    # One example per topic the simulation publishes; WorkflowEvent holds each topic's
+    # payload to its schema.
     "workflows/event-iteration-started.json": SCHEMAS + "WorkflowEvent",
+    "workflows/event-tool-called.json": SCHEMAS + "WorkflowEvent",
+    "workflows/event-hat-changed.json": SCHEMAS + "WorkflowEvent",
+    "workflows/event-session-paused.json": SCHEMAS + "WorkflowEvent",
+    "workflows/event-session-resumed.json": SCHEMAS + "WorkflowEvent",
+    "workflows/event-session-steered.json": SCHEMAS + "WorkflowEvent",
     "workflows/event-loop-completed.json": SCHEMAS + "WorkflowEvent",
     "workflows/steer-request.json": path("/api/sessions/{id}/steer") + "/post/requestBody" + JSON,
+}
+
+
+# Examples a schema must refuse: the schemas that tell two shapes apart really do. A
+# session's status has `mode`, which the list's items must not have.
+COUNTER_EXAMPLES = {
+    "workflows/status.json": SCHEMAS + "WorkflowSummary",
 }
 
 
@@ -84,6 +97,12 @@ def main() -> int:
         validator = Draft202012Validator({"$ref": "urn:openapi" + pointer}, registry=registry)
         for error in validator.iter_errors(example):
             print(f"examples/{name}: {'/'.join(map(str, error.absolute_path)) or '(root)'}: {error.message}")
+            failures += 1
+    for name, pointer in sorted(COUNTER_EXAMPLES.items()):
+        example = json.loads((ROOT / "examples" / name).read_text(encoding="utf-8"))
+        validator = Draft202012Validator({"$ref": "urn:openapi" + pointer}, registry=registry)
+        if validator.is_valid(example):
+            print(f"examples/{name}: {pointer.removeprefix(SCHEMAS)} accepts it, but must not")
             failures += 1
     print(f"golden examples: {len(present)} checked, {failures} problems")
     return 1 if failures else 0

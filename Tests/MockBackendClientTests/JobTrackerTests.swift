@@ -568,11 +568,10 @@ struct JobKindTests {
     }
 
     @Test func theImportStatusDecodesWhatTheServerSends() throws {
-        // As the server encodes its ImportSnapshot.
+        // As the server encodes it: the same type, keys sorted.
         let body = Data(
             #"{"failedRows":1,"jobId":"import_1","processedRows":5,"progress":0.25,"status":"paused","#
                 .appending(#""successfulRows":4,"totalRows":20}"#).utf8)
-        #expect(try JSONDecoder().decode(ImportSnapshot.self, from: body).status == "paused")
         let status = try JSONDecoder().decode(ImportStatus.self, from: body)
         #expect(status.status == .paused && !status.isFinished)
         #expect(status.processedRows == 5 && status.failedRows == 1)

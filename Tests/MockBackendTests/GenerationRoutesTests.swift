@@ -1,5 +1,6 @@
 import Foundation
 import MockBackend
+import MockBackendAPI
 import MockBackendTesting
 import ServerSentEvents
 import Testing
@@ -105,8 +106,8 @@ struct GenerationRoutesTests {
             #expect(transcript.last?.data.contains(#""generationId":"\#(generationID)""#) == true)
             let done = try await server.request(
                 "GET", "/api/generations/\(generationID)", headers: ["Authorization": "Bearer \(bearer)"])
-            let snapshot = try JSONDecoder().decode(GenerationSnapshot.self, from: Data(done.body))
-            #expect(snapshot.status == "completed")
+            let snapshot = try JSONDecoder().decode(GenerationStatus.self, from: Data(done.body))
+            #expect(snapshot.status == .completed)
             #expect(snapshot.progress == 100)
             #expect(snapshot.completedAt != nil)
             #expect(done.text.contains(#""error":null"#))
@@ -128,8 +129,8 @@ struct GenerationRoutesTests {
             let failed = try await server.request(
                 "POST", "/__admin/generations/\(generationID)/fail", body: #"{"message":"GPU on fire"}"#)
             #expect(failed.status == 200)
-            let snapshot = try JSONDecoder().decode(GenerationSnapshot.self, from: Data(failed.body))
-            #expect(snapshot.status == "failed")
+            let snapshot = try JSONDecoder().decode(GenerationStatus.self, from: Data(failed.body))
+            #expect(snapshot.status == .failed)
             #expect(snapshot.error == "GPU on fire")
             let stream = try await server.connect().get(
                 "/api/generations/\(generationID)/progress", headers: "Authorization: Bearer \(bearer)\r\n")

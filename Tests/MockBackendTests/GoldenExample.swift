@@ -1,11 +1,23 @@
 import Foundation
 import MockBackend
+import MockBackendHTTP
 import MockBackendTesting
 import ServerSentEvents
+import Testing
 
 /// The golden examples in openapi/examples/ (validated against the document's schemas by
-/// openapi/check_examples.py) and the shape comparison the golden tests make.
+/// openapi/check_examples.py), the round trip through their wire types, and the shape
+/// comparison the golden tests make.
 enum GoldenExample {
+    /// The server the golden tests compare with: a manual clock, so they choose when jobs
+    /// advance, and a fixed seed.
+    static func configuration() -> MockBackendConfiguration {
+        var configuration = MockBackendConfiguration.forTesting()
+        configuration.clock = .manual
+        configuration.seed = 7
+        return configuration
+    }
+
     /// `name` is the path under openapi/examples/ without `.json`, e.g. `imports/status`.
     static func data(_ name: String) throws -> Data {
         try Data(contentsOf: URL(fileURLWithPath: PackageRoot.path + "/openapi/examples/\(name).json"))
@@ -13,6 +25,24 @@ enum GoldenExample {
 
     static func decode<T: Decodable>(_ type: T.Type, _ name: String) throws -> T {
         try JSONDecoder().decode(type, from: try data(name))
+    }
+
+    /// Decodes the example into its wire type, and checks that the type holds all of it:
+    /// encoded again as the server encodes its bodies and events, it is the example's JSON
+    /// (key order aside), and that JSON decodes to the same value.
+    @discardableResult
+    static func roundTrip<T: Codable & Equatable>(
+        _ type: T.Type, _ name: String, sourceLocation: SourceLocation = #_sourceLocation
+    ) throws -> T {
+        let example = try data(name)
+        let value = try JSONDecoder().decode(type, from: example)
+        let encoded = try JSONCoding.encoder.encode(value)
+        let json = try JSONDecoder().decode(JSONValue.self, from: encoded)
+        #expect(
+            json == (try JSONDecoder().decode(JSONValue.self, from: example)),
+            "\(name) encodes as \(String(decoding: encoded, as: UTF8.self))", sourceLocation: sourceLocation)
+        #expect(try JSONDecoder().decode(type, from: encoded) == value, "\(name)", sourceLocation: sourceLocation)
+        return value
     }
 
     /// Every key path with the JSON type at it, e.g. `body.balanceChange.Real.afterAmount: number`.
@@ -42,6 +72,31 @@ enum GoldenExample {
 
     static func shape(of name: String) throws -> Set<String> {
         try shape(try data(name))
+    }
+
+    /// Every key of the JSON's top-level objects (of each item, for an array).
+    static func keys(_ data: Data) throws -> Set<String> {
+        switch try JSONDecoder().decode(JSONValue.self, from: data) {
+        case .object(let object): Set(object.keys)
+        case .array(let items):
+            Set(
+                items.flatMap { item -> [String] in
+                    if case .object(let object) = item { Array(object.keys) } else { [] }
+                })
+        default: []
+        }
+    }
+
+    /// The first of `events` under the type's `event:` name decodes as the type, and has
+    /// the example's shape.
+    static func expectEvent<Event: WireEvent & Decodable>(
+        _ type: Event.Type, in events: [String: [Data]], like example: String,
+        sourceLocation: SourceLocation = #_sourceLocation
+    ) throws {
+        let name = try #require(Event.eventType)
+        let data = try #require(events[name]?.first, "no \(name) event", sourceLocation: sourceLocation)
+        _ = try JSONDecoder().decode(type, from: data)
+        #expect(try shape(data) == shape(of: example), "\(name)", sourceLocation: sourceLocation)
     }
 
     /// The events of a finished stream's body, by type.

@@ -1,5 +1,6 @@
 import Foundation
 import MockBackend
+import MockBackendAPI
 import MockBackendTesting
 import ServerSentEvents
 import Testing
@@ -79,8 +80,8 @@ struct ImportRoutesTests {
                 while !finished {
                     _ = try await server.request("POST", "/__admin/clock/advance", body: #"{"ms":500}"#)
                     let poll = try await server.request("GET", "/api/v2/imports/\(accepted.jobId)")
-                    let snapshot = try JSONDecoder().decode(ImportSnapshot.self, from: Data(poll.body))
-                    finished = snapshot.status == "complete"
+                    let snapshot = try JSONDecoder().decode(ImportStatus.self, from: Data(poll.body))
+                    finished = snapshot.status == .complete
                     guard snapshot.processedRows > 0 else { continue }
                     // The stream catches up with what polling says, and its last event agrees.
                     try await stream.receive(
@@ -146,7 +147,7 @@ struct ImportRoutesTests {
             #expect(response.status == 202)
             let accepted = try JSONDecoder().decode(Accepted.self, from: Data(response.body))
             let status = try await server.request("GET", "/v1/jobs/\(accepted.jobId)/status")
-            #expect(try JSONDecoder().decode(ImportSnapshot.self, from: Data(status.body)).totalRows == 5)
+            #expect(try JSONDecoder().decode(ImportStatus.self, from: Data(status.body)).totalRows == 5)
             // The id also works without its prefix.
             let bare = accepted.jobId.dropFirst("import_".count)
             #expect(try await server.request("GET", "/api/v2/imports/\(bare)").status == 200)

@@ -1,4 +1,5 @@
 import Foundation
+import MockBackendAPI
 import MockBackendHTTP
 import Testing
 

@@ -1,83 +1,92 @@
 import Foundation
 import MockBackend
+import MockBackendAPI
 import MockBackendTesting
 import Testing
 
-/// `GET /api/sessions` items, as SPEC 4.4 writes them (no `mode`).
-private struct WorkflowSummary: Decodable {
-    var id: String
-    var iteration: Int
-    var hat: String
-    var startedAt: String
-
-    enum CodingKeys: String, CodingKey {
-        case id, iteration, hat
-        case startedAt = "started_at"
-    }
-}
-
-/// `GET /api/sessions/{id}/status`.
-private struct WorkflowStatus: Decodable {
-    var id: String
-    var iteration: Int
-    var hat: String
-    var mode: String
-    var elapsedSecs: Double
-
-    enum CodingKeys: String, CodingKey {
-        case id, iteration, hat, mode
-        case elapsedSecs = "elapsed_secs"
-    }
-}
-
-/// The data of `event: workflow`.
-private struct WorkflowEvent: Decodable {
-    var topic: String
-    var ts: Int64
-    var payload: JSONValue
-}
-
-/// The workflow examples (SPEC 4.4) decode as a client reads them, and what the server
-/// sends has their fields with their JSON types.
+/// The workflow examples decode into the `MockBackendAPI` wire types and round-trip
+/// through them, one event example per topic the simulation publishes; what the server
+/// answers and streams decodes into the same types and has the examples' fields with their
+/// JSON types. The client side reads the same files
+/// (`MockBackendClientTests/GoldenExampleClientTests.swift`).
 @Suite("Golden examples: workflows")
 struct WorkflowGoldenExampleTests {
     static let apiKey = "golden-key"
 
-    @Test func examplesDecode() throws {
-        let sessions = try GoldenExample.decode([WorkflowSummary].self, "workflows/sessions")
-        #expect(sessions.first?.id == "s1")
-        let status = try GoldenExample.decode(WorkflowStatus.self, "workflows/status")
-        #expect(status.mode == "live")
-        let started = try GoldenExample.decode(WorkflowEvent.self, "workflows/event-iteration-started")
-        #expect(started.payload == .object(["iteration": .integer(1), "hat": .string("planner")]))
-        let completed = try GoldenExample.decode(WorkflowEvent.self, "workflows/event-loop-completed")
-        #expect(completed.topic == "loop.completed")
+    /// `workflows/event-tool-called` for `tool.called`.
+    static func eventExample(_ topic: String) -> String {
+        "workflows/event-" + topic.replacingOccurrences(of: ".", with: "-")
     }
 
-    @Test func whatTheServerSendsHasTheExampleShapes() async throws {
-        var configuration = MockBackendConfiguration.forTesting()
-        configuration.clock = .manual
+    @Test func examplesRoundTripThroughTheWireTypes() throws {
+        let sessions = try GoldenExample.roundTrip([WorkflowSummary].self, "workflows/sessions")
+        #expect(sessions.first?.id == "s1")
+        let status = try GoldenExample.roundTrip(WorkflowStatus.self, "workflows/status")
+        #expect(status.mode == .live && status.isLive)
+        for topic in WorkflowTopic.all {
+            let event = try GoldenExample.roundTrip(WorkflowEvent.self, Self.eventExample(topic))
+            #expect(event.topic == topic)
+            let payload = try event.typedPayload()
+            if case .other = payload { Issue.record("\(topic) is not typed") }
+        }
+        let started = try GoldenExample.decode(WorkflowEvent.self, Self.eventExample(WorkflowTopic.iterationStarted))
+        #expect(try started.typedPayload() == .iteration(WorkflowIteration(iteration: 1, hat: "planner")))
+        let completed = try GoldenExample.decode(WorkflowEvent.self, Self.eventExample(WorkflowTopic.loopCompleted))
+        #expect(
+            try completed.typedPayload()
+                == .loopCompletion(WorkflowLoopCompletion(iterations: 12, reason: WorkflowLoopCompletion.maxIterations))
+        )
+    }
+
+    /// The list has no `mode`, and the types say so: a list item is not a status, and a
+    /// summary has no `mode` to read. A client that wants the mode has to fetch the status.
+    @Test func theListHasNoModeAndDoesNotDecodeAsAStatus() throws {
+        let list = try GoldenExample.data("workflows/sessions")
+        #expect(try GoldenExample.keys(list) == ["id", "iteration", "hat", "started_at"])
+        #expect(throws: DecodingError.self) { try JSONDecoder().decode([WorkflowStatus].self, from: list) }
+        let summary = try #require(try JSONDecoder().decode([WorkflowSummary].self, from: list).first)
+        #expect(!Mirror(reflecting: summary).children.contains { $0.label == "mode" })
+        #expect(try GoldenExample.keys(try JSONEncoder().encode(summary)) == ["id", "iteration", "hat", "started_at"])
+        #expect(try GoldenExample.keys(GoldenExample.data("workflows/status")).contains("mode"))
+    }
+
+    @Test func whatTheServerSendsIsTheWireTypesInTheExampleShapes() async throws {
+        var configuration = GoldenExample.configuration()
         configuration.workflowAPIKey = Self.apiKey
         try await withRunningServer(configuration) { server in
             let key = ["X-API-Key": Self.apiKey]
-            let sessions = try await server.request("GET", "/api/sessions", headers: key)
+            let sessions = try await server.request("GET", "/" + WorkflowPaths.sessions, headers: key)
             #expect(try GoldenExample.shape(sessions) == GoldenExample.shape(of: "workflows/sessions"))
+            #expect(try JSONDecoder().decode([WorkflowSummary].self, from: Data(sessions.body)).map(\.id) == ["s1"])
+            #expect(throws: DecodingError.self) {
+                try JSONDecoder().decode([WorkflowStatus].self, from: Data(sessions.body))
+            }
             _ = try await server.request("POST", "/__admin/clock/advance", body: #"{"ms": 12500}"#)
-            let status = try await server.request("GET", "/api/sessions/s1/status", headers: key)
+            let status = try await server.request("GET", "/" + WorkflowPaths.status(id: "s1"), headers: key)
             #expect(try GoldenExample.shape(status) == GoldenExample.shape(of: "workflows/status"))
+            #expect(try JSONDecoder().decode(WorkflowStatus.self, from: Data(status.body)).iteration == 2)
             let steer = String(decoding: try GoldenExample.data("workflows/steer-request"), as: UTF8.self)
-            #expect(try await server.request("POST", "/api/sessions/s1/steer", headers: key, body: steer).status == 202)
+            for (path, body) in [
+                (WorkflowPaths.pause(id: "s1"), "{}"), (WorkflowPaths.resume(id: "s1"), "{}"),
+                (WorkflowPaths.steer(id: "s1"), steer),
+            ] {
+                let accepted = try await server.request("POST", "/" + path, headers: key, body: body)
+                #expect(accepted.status == 202, "\(path)")
+                #expect(try JSONDecoder().decode(WorkflowStatus.self, from: Data(accepted.body)).mode == .live)
+            }
             _ = try await server.request("POST", "/__admin/workflows/s1/complete")
-            let stream = try await server.request("GET", "/api/sessions/s1/events", headers: key)
-            let events = try (GoldenExample.events(stream.body)["workflow"] ?? []).map { data in
+            let stream = try await server.request("GET", "/" + WorkflowPaths.events(id: "s1"), headers: key)
+            let frames = GoldenExample.events(stream.body)
+            #expect(Set(frames.keys) == [try #require(WorkflowEvent.eventType)])
+            let events = try (frames[WorkflowEvent.eventType ?? ""] ?? []).map { data in
                 (try JSONDecoder().decode(WorkflowEvent.self, from: data), data)
             }
-            let started = try #require(events.first { $0.0.topic == "iteration.started" })
-            #expect(
-                try GoldenExample.shape(started.1) == GoldenExample.shape(of: "workflows/event-iteration-started"))
-            let completed = try #require(events.last)
-            #expect(completed.0.topic == "loop.completed")
-            #expect(try GoldenExample.shape(completed.1) == GoldenExample.shape(of: "workflows/event-loop-completed"))
+            for topic in WorkflowTopic.all {
+                let (event, data) = try #require(events.first { $0.0.topic == topic }, "no \(topic) event")
+                _ = try event.typedPayload()
+                #expect(try GoldenExample.shape(data) == GoldenExample.shape(of: Self.eventExample(topic)), "\(topic)")
+            }
+            #expect(events.last?.0.topic == WorkflowTopic.loopCompleted)
         }
     }
 }

@@ -296,6 +296,29 @@ struct WorkflowRoutesTests {
         }
     }
 
+    /// A payload left out or null is `{}` (an optional request field given as null counts as
+    /// left out); a known topic's payload is held to that topic's fields.
+    @Test func adminPayloadIsAnObjectAndFitsItsTopic() async throws {
+        try await withRunningServer(Self.manual()) { server in
+            let null = try await server.request(
+                "POST", "/__admin/workflows/s1/events", body: #"{"topic":"note","payload":null}"#)
+            #expect(null.status == 200)
+            #expect((try json(null)["payload"] as? [String: Any])?.isEmpty == true)
+            let call = try await server.request(
+                "POST", "/__admin/workflows/s1/events",
+                body: #"{"topic":"tool.called","payload":{"iteration":1,"hat":"planner","tool":"shell"}}"#)
+            #expect(call.status == 200)
+            let stream = try openEvents(server, "s1", headers: "Last-Event-ID: 1\r\n")
+            try await stream.receive(untilContains: #""tool":"shell""#)
+            let events = try workflowEvents(stream.streamedBody)
+            #expect(
+                events.map(\.data.payload) == [
+                    .object([:]),
+                    .object(["iteration": .integer(1), "hat": .string("planner"), "tool": .string("shell")]),
+                ])
+        }
+    }
+
     @Test func resetReturnsToTheScenario() async throws {
         try await withRunningServer(Self.manual()) { server in
             try await Self.createShortSession(server)
@@ -394,6 +417,12 @@ struct WorkflowRoutesTests {
             ("/__admin/workflows/s1/events", #"{"payload":{}}"#, "'topic' is required"),
             ("/__admin/workflows/s1/events", #"{"topic":5}"#, "'topic' must be a string"),
             ("/__admin/workflows/s1/events", #"{"topic":""}"#, "'topic' must be a non-empty"),
+            ("/__admin/workflows/s1/events", #"{"topic":"note","payload":5}"#, "'payload' must be a JSON object"),
+            ("/__admin/workflows/s1/events", #"{"topic":"note","payload":[1]}"#, "'payload' must be a JSON object"),
+            (
+                "/__admin/workflows/s1/events", #"{"topic":"tool.called","payload":{"iteration":1,"hat":"planner"}}"#,
+                "not what topic 'tool.called' carries: Field 'tool' is required"
+            ),
         ])
     func refusesBadBodies(path: String, body: String, detail: String) async throws {
         try await withRunningServer(Self.manual()) { server in

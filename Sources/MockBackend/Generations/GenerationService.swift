@@ -1,5 +1,5 @@
+import MockBackendAPI
 import MockBackendHTTP
-import ServerSentEvents
 
 #if canImport(FoundationEssentials)
 import FoundationEssentials
@@ -49,7 +49,7 @@ public final class GenerationService: Sendable {
     }
 
     /// Spends one of the user's tokens and starts a generation; 402 when none is left.
-    func start(prompt: String, userId: Int) throws -> GenerationSnapshot {
+    func start(prompt: String, userId: Int) throws -> Generation {
         let spent = accounts.update(userId) { user -> Bool in
             guard user.tokens > 0 else { return false }
             user.tokens -= 1
@@ -68,7 +68,7 @@ public final class GenerationService: Sendable {
             self?.step(generation, by: 100 / steps)
         }
         generation.state.withLock { $0.timer = timer }
-        return generation.snapshot
+        return generation
     }
 
     /// The generation, if `userId` owns it (another user's generation is not found).
@@ -86,7 +86,7 @@ public final class GenerationService: Sendable {
     private func step(_ generation: Generation, by percent: Int) {
         let finished = generation.state.withLock { state -> Bool in
             guard !state.isFinished else { return false }
-            state.status = "processing"
+            state.status = .processing
             state.progress = min(100, state.progress + percent)
             publishProgress(generation, state)
             guard state.progress >= 100 else { return false }
@@ -101,7 +101,7 @@ public final class GenerationService: Sendable {
         let completed = generation.state.withLock { state -> Bool in
             guard !state.isFinished else { return false }
             if state.progress < 100 {
-                state.status = "processing"
+                state.status = .processing
                 state.progress = 100
                 publishProgress(generation, state)
             }
@@ -116,13 +116,12 @@ public final class GenerationService: Sendable {
     func fail(_ generation: Generation, message: String) -> Bool {
         let failed = generation.state.withLock { state -> Bool in
             guard !state.isFinished else { return false }
-            state.status = "failed"
+            state.status = .failed
             state.error = message
             state.completedAt = Timestamp.iso8601(Date())
-            publish(
-                GenerationEvent(
-                    generationId: generation.id, status: "failed", progress: state.progress, message: message),
-                type: "failed", on: generation)
+            generation.stream.publish(
+                GenerationFailedEvent(
+                    generationId: generation.id, message: message, progress: Double(state.progress)))
             return true
         }
         if failed { end(generation) }
@@ -141,11 +140,9 @@ public final class GenerationService: Sendable {
     }
 
     private func complete(_ generation: Generation, _ state: inout Generation.State) {
-        state.status = "completed"
+        state.status = .completed
         state.completedAt = Timestamp.iso8601(Date())
-        publish(
-            GenerationEvent(generationId: generation.id, status: "completed", progress: 100, message: "Done"),
-            type: "completed", on: generation)
+        generation.stream.publish(GenerationCompletedEvent(generationId: generation.id, message: "Done"))
     }
 
     private func end(_ generation: Generation) {
@@ -155,22 +152,9 @@ public final class GenerationService: Sendable {
 
     private func publishProgress(_ generation: Generation, _ state: Generation.State) {
         let message = state.progress < 50 ? "Composing" : (state.progress < 100 ? "Rendering" : "Finishing")
-        publish(
-            GenerationEvent(
-                generationId: generation.id, status: state.status, progress: state.progress, message: message),
-            type: "progress", on: generation)
+        generation.stream.publish(
+            GenerationProgressEvent(
+                generationId: generation.id, status: state.status, progress: Double(state.progress),
+                message: message))
     }
-
-    private func publish(_ event: GenerationEvent, type: String, on generation: Generation) {
-        let data = (try? JSONCoding.encoder.encode(event)).map { String(decoding: $0, as: UTF8.self) } ?? "{}"
-        generation.stream.publish(ServerSentEvent(type: type, data: data))
-    }
-}
-
-/// The data of every generation stream event.
-struct GenerationEvent: Encodable {
-    var generationId: String
-    var status: String
-    var progress: Int
-    var message: String
 }

@@ -1,3 +1,4 @@
+import MockBackendAPI
 import MockBackendHTTP
 
 #if canImport(FoundationEssentials)
@@ -6,33 +7,13 @@ import FoundationEssentials
 import Foundation
 #endif
 
-/// What `GET /api/v2/imports/{jobId}` (and V1's status route) answers: the job's state,
-/// which its stream reflects event by event.
-public struct ImportSnapshot: Codable, Sendable, Equatable {
-    public var jobId: String
-    /// `queued`, `processing`, `paused`, `complete` or `error`.
-    public var status: String
-    /// From 0 to 1, two decimals.
-    public var progress: Double
-    public var processedRows: Int
-    public var totalRows: Int
-    public var successfulRows: Int
-    public var failedRows: Int
-}
-
 /// One CSV import: its rows, counts and status, and the stream that tells them.
 ///
 /// Invariant: counts change and events are published under one lock, so the polling
-/// snapshot and the last streamed event never disagree.
+/// status and the last streamed event never disagree.
 final class ImportJob: Sendable {
-    enum Status: String, Sendable {
-        case queued, processing, paused, complete, error
-
-        var isFinished: Bool { self == .complete || self == .error }
-    }
-
     struct State: Sendable {
-        var status = Status.queued
+        var status = ImportJobState.queued
         var processedRows = 0
         var successfulRows = 0
         var failedRows = 0
@@ -57,11 +38,12 @@ final class ImportJob: Sendable {
 
     var totalRows: Int { rowIsValid.count }
 
-    var snapshot: ImportSnapshot { state.withLock { snapshot(of: $0) } }
+    /// What `GET /api/v2/imports/{jobId}` answers now.
+    var snapshot: ImportStatus { state.withLock { snapshot(of: $0) } }
 
-    func snapshot(of state: State) -> ImportSnapshot {
-        ImportSnapshot(
-            jobId: id, status: state.status.rawValue, progress: progress(of: state),
+    func snapshot(of state: State) -> ImportStatus {
+        ImportStatus(
+            jobId: id, status: state.status, progress: progress(of: state),
             processedRows: state.processedRows, totalRows: totalRows, successfulRows: state.successfulRows,
             failedRows: state.failedRows)
     }

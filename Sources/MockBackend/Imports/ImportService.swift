@@ -1,5 +1,5 @@
+import MockBackendAPI
 import MockBackendHTTP
-import ServerSentEvents
 
 /// How imports behave.
 public struct ImportSettings: Sendable {
@@ -42,7 +42,7 @@ public final class ImportService: Sendable {
 
     /// Starts a job for CSV records (header first). Rows whose column count differs from the
     /// header's, or whose first column is empty, will count as failed.
-    func start(records: [[String]]) -> ImportSnapshot {
+    func start(records: [[String]]) -> ImportJob {
         let header = records.first ?? []
         let rows = records.dropFirst().map { row in
             row.count == header.count && !(row.first ?? "").trimmingSpaces().isEmpty
@@ -54,7 +54,7 @@ public final class ImportService: Sendable {
         let job = ImportJob(id: id, rowIsValid: Array(rows), stream: stream)
         jobs.withLock { $0[id] = job }
         clock.schedule(after: settings.queueDelay) { [weak self] in self?.begin(job) }
-        return job.snapshot
+        return job
     }
 
     /// The job, accepting its id with or without the `import_` prefix.
@@ -71,7 +71,7 @@ public final class ImportService: Sendable {
         let started = job.state.withLock { state -> Bool in
             guard state.status == .queued else { return false }
             state.status = .processing
-            publish(ImportEvents.Started(jobId: job.id, totalRows: job.totalRows), type: "started", on: job)
+            job.stream.publish(ImportStartedEvent(jobId: job.id, totalRows: job.totalRows))
             return true
         }
         guard started else { return }
@@ -104,10 +104,10 @@ public final class ImportService: Sendable {
             if job.rowIsValid[index] { state.successfulRows += 1 } else { state.failedRows += 1 }
         }
         state.processedRows += count
-        let progress = ImportEvents.Progress(
-            jobId: job.id, progress: job.progress(of: state), processedRows: state.processedRows,
-            totalRows: job.totalRows, processedCount: state.processedRows, totalCount: job.totalRows)
-        publish(progress, type: "progress", on: job)
+        job.stream.publish(
+            ImportProgressEvent(
+                jobId: job.id, progress: job.progress(of: state), processedRows: state.processedRows,
+                totalRows: job.totalRows))
     }
 
     /// Marks the job complete, publishes `complete`, and ends its stream.
@@ -116,10 +116,10 @@ public final class ImportService: Sendable {
         let finished = job.state.withLock { state -> Bool in
             guard !state.status.isFinished else { return false }
             state.status = .complete
-            publish(
-                ImportEvents.Complete(
+            job.stream.publish(
+                ImportCompleteEvent(
                     jobId: job.id, totalRows: job.totalRows, successfulRows: state.successfulRows,
-                    failedRows: state.failedRows), type: "complete", on: job)
+                    failedRows: state.failedRows))
             return true
         }
         if finished { job.stream.finish() }
@@ -131,7 +131,7 @@ public final class ImportService: Sendable {
         let failed = job.state.withLock { state -> Bool in
             guard !state.status.isFinished else { return false }
             state.status = .error
-            publish(ImportEvents.Failure(jobId: job.id, code: code, message: message), type: "error", on: job)
+            job.stream.publish(ImportErrorEvent(jobId: job.id, code: code, message: message))
             return true
         }
         if failed { job.stream.finish() }
@@ -160,7 +160,7 @@ public final class ImportService: Sendable {
             guard !state.status.isFinished else { return false }
             if state.status == .queued {
                 state.status = .processing
-                publish(ImportEvents.Started(jobId: job.id, totalRows: job.totalRows), type: "started", on: job)
+                job.stream.publish(ImportStartedEvent(jobId: job.id, totalRows: job.totalRows))
             }
             state.status = .processing
             let remaining = job.totalRows - state.processedRows
@@ -183,10 +183,5 @@ public final class ImportService: Sendable {
 
     private func stopTimer(of job: ImportJob) {
         if let timer = timers.withLock({ $0.removeValue(forKey: job.id) }) { clock.cancel(timer) }
-    }
-
-    private func publish<Event: Encodable>(_ event: Event, type: String, on job: ImportJob) {
-        let data = (try? JSONCoding.encoder.encode(event)).map { String(decoding: $0, as: UTF8.self) } ?? "{}"
-        job.stream.publish(ServerSentEvent(type: type, data: data))
     }
 }

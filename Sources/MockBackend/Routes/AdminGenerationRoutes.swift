@@ -1,3 +1,4 @@
+import MockBackendAPI
 import MockBackendHTTP
 
 /// `GET /__admin/generations` and `POST /__admin/generations/{id}/fail|complete`.
@@ -8,8 +9,8 @@ struct AdminGenerationRoutes {
     /// prompt, and the name of its stream.
     struct Entry: Encodable {
         var id: String
-        var status: String
-        var progress: Int
+        var status: GenerationState
+        var progress: Double
         var createdAt: String
         var completedAt: String?
         var error: String?

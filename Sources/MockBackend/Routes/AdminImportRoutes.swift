@@ -1,3 +1,4 @@
+import MockBackendAPI
 import MockBackendHTTP
 
 /// `GET /__admin/imports` and `POST /__admin/imports/{jobId}/fail|pause|resume|complete`.
@@ -8,7 +9,7 @@ struct AdminImportRoutes {
     /// the name of its stream.
     struct Entry: Encodable {
         var jobId: String
-        var status: String
+        var status: ImportJobState
         var progress: Double
         var processedRows: Int
         var totalRows: Int

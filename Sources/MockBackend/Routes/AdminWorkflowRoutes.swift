@@ -13,18 +13,29 @@ struct AdminWorkflowRoutes {
         var paceSeconds: Double?
     }
 
-    /// `POST /__admin/workflows/{id}/events`. A missing payload is `{}`; `null` stays null.
+    /// `POST /__admin/workflows/{id}/events`. The payload is a JSON object, as every
+    /// workflow event's is (`WorkflowEvent`); left out or `null`, it is `{}`. Under a topic
+    /// the simulation publishes, it must have that topic's fields (`WorkflowPayload`).
     struct EventRequest: Decodable {
         var topic: String
-        var payload: JSONValue
+        var payload: JSONValue?
 
-        enum CodingKeys: String, CodingKey { case topic, payload }
-
-        init(from decoder: any Decoder) throws {
-            let container = try decoder.container(keyedBy: CodingKeys.self)
-            topic = try container.decode(String.self, forKey: .topic)
-            payload =
-                container.contains(.payload) ? try container.decode(JSONValue.self, forKey: .payload) : .object([:])
+        /// The payload's fields; 400 when it is not an object, or not the topic's.
+        func fields() throws -> [String: JSONValue] {
+            let fields: [String: JSONValue]
+            switch payload {
+            case nil, .null?: fields = [:]
+            case .object(let object)?: fields = object
+            default: throw ProblemDetails.badRequest("Field 'payload' must be a JSON object.", code: "INVALID_BODY")
+            }
+            do {
+                _ = try WorkflowEvent(topic: topic, ts: 0, payload: fields).typedPayload()
+            } catch let error as DecodingError {
+                throw ProblemDetails.badRequest(
+                    "Field 'payload' is not what topic '\(topic)' carries: \(RequestBody.describe(error))",
+                    code: "INVALID_BODY")
+            }
+            return fields
         }
     }
 
@@ -34,7 +45,7 @@ struct AdminWorkflowRoutes {
         var eventId: String
         var topic: String
         var ts: Int64
-        var payload: JSONValue
+        var payload: [String: JSONValue]
     }
 
     func register(on router: inout Router) {
@@ -54,7 +65,7 @@ struct AdminWorkflowRoutes {
             guard !body.topic.isEmpty, !body.topic.contains(where: \.isNewline) else {
                 throw ProblemDetails.badRequest("Field 'topic' must be a non-empty single line.", code: "INVALID_BODY")
             }
-            switch workflows.publishEvent(session, topic: body.topic, payload: body.payload) {
+            switch workflows.publishEvent(session, topic: body.topic, payload: try body.fields()) {
             case .success(let (id, event)):
                 return try .json(
                     Published(

@@ -1,7 +1,10 @@
+import MockBackendAPI
 import MockBackendHTTP
 
-/// The generation API (SPEC 4.3): login for a bearer token (a view of the one session
-/// store), generations that spend tokens, progress by stream and by polling.
+/// The generation API (`openapi/openapi.yaml`, tag `generations`): login for a bearer token
+/// (a view of the one session store), generations that spend tokens, progress by stream
+/// and by polling. The token balance, the generation and its events are `MockBackendAPI`
+/// types.
 struct GenerationRoutes {
     let generations: GenerationService
     let player: PlayerService
@@ -58,7 +61,7 @@ struct GenerationRoutes {
         }
         router.get("/api/tokens/balance") { request in
             let user = try auth.authenticate(request)
-            return try .json(["balance": user.tokens])
+            return try .json(TokenBalance(balance: user.tokens))
         }
         router.post("/api/generations") { request in
             let user = try auth.authenticate(request)
@@ -67,9 +70,7 @@ struct GenerationRoutes {
                 throw ProblemDetails.badRequest("Field 'prompt' must not be empty.", code: "INVALID_BODY")
             }
             let generation = try generations.start(prompt: body.prompt, userId: user.userId)
-            return try .json(
-                ["id": JSONValue.string(generation.id), "status": .string("queued"), "progress": .integer(0)],
-                status: 201)
+            return try .json(GenerationCreated(id: generation.id), status: 201)
         }
         router.get("/api/generations/{id}") { request in
             let user = try auth.authenticate(request)
@@ -83,7 +84,7 @@ struct GenerationRoutes {
         router.get("/api/generations/{id}/image.png") { request in
             let user = try auth.authenticate(request)
             let generation = try Self.generation(request, generations, userId: user.userId)
-            guard generation.snapshot.status == "completed" else {
+            guard generation.snapshot.status == .completed else {
                 throw ProblemDetails(status: 404, code: "IMAGE_NOT_READY", detail: "The generation has not completed.")
             }
             return HTTPResponse(

@@ -1,28 +1,21 @@
+import MockBackendAPI
 import MockBackendHTTP
 
-/// CSV imports (SPEC 4.2): V2 upload, stream and polling, and V1 kept for clients
-/// mid-migration.
+/// CSV imports (`openapi/openapi.yaml`, tag `imports`): V2 upload, stream and polling, and
+/// V1 kept for clients mid-migration. Every body is a `MockBackendAPI` type.
 struct ImportRoutes {
     let imports: ImportService
     let endpoint: SSEEndpoint
-
-    /// `202` body of an upload.
-    struct Accepted: Encodable {
-        var jobId: String
-        var status: String
-        var sseUrl: String
-        var estimatedRows: Int
-    }
 
     func register(on router: inout Router) {
         let imports = imports
         let endpoint = endpoint
         let upload: HTTPHandler = { request in
             let records = try ImportUpload.records(from: request, maxFileBytes: imports.settings.maxFileBytes)
-            let job = imports.start(records: records)
+            let job = imports.start(records: records).snapshot
             return try .json(
-                Accepted(
-                    jobId: job.jobId, status: job.status, sseUrl: "/api/v2/imports/\(job.jobId)/stream",
+                ImportAccepted(
+                    jobId: job.jobId, status: job.status, sseUrl: "/" + ImportPaths.stream(jobId: job.jobId),
                     estimatedRows: job.totalRows), status: 202)
         }
         router.post("/api/v2/imports", upload)

@@ -1,7 +1,9 @@
+import MockBackendAPI
 import MockBackendHTTP
 
-/// Workflow sessions (SPEC 4.4): the list, status, event stream, and pause, resume and
-/// steer, each behind the API key.
+/// Workflow sessions (`openapi/openapi.yaml`, tag `workflows`): the list (`WorkflowSummary`,
+/// no `mode`), status (`WorkflowStatus`), event stream (`WorkflowEvent`), and pause, resume
+/// and steer, each behind the API key.
 struct WorkflowRoutes {
     let workflows: WorkflowService
     let endpoint: SSEEndpoint

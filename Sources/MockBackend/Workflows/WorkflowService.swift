@@ -1,10 +1,11 @@
+import MockBackendAPI
 import MockBackendHTTP
-import ServerSentEvents
 
-/// Workflow sessions (SPEC 4.4): agent loops that advance on the simulation clock, one
-/// step every `paceSeconds` — an iteration starts (with a new hat), then it calls a tool —
-/// until `loop.completed` after their configured iterations; paused, resumed and steered
-/// by clients, and driven by admin.
+/// Workflow sessions (`openapi/openapi.yaml`, tag `workflows`): agent loops that advance
+/// on the simulation clock, one step every `paceSeconds` — an iteration starts (with a new
+/// hat), then it calls a tool — until `loop.completed` after their configured iterations;
+/// paused, resumed and steered by clients, and driven by admin. Every event is a
+/// `WorkflowEvent` whose payload is the topic's `MockBackendAPI` type.
 public final class WorkflowService: Sendable {
     /// Why a session could not do what was asked.
     enum Conflict: Error, Equatable {
@@ -64,7 +65,7 @@ public final class WorkflowService: Sendable {
         }
         guard added else { return nil }
         session.state.withLock { state in
-            publish(WorkflowTopic.iterationStarted, iterationPayload(session, state), on: session, at: now, in: &state)
+            publish(WorkflowTopic.iterationStarted, iteration(session, state), on: session, at: now, in: &state)
             scheduleStep(of: session, at: now + session.pace, in: &state)
         }
         return session
@@ -112,7 +113,7 @@ public final class WorkflowService: Sendable {
             state.banked = state.elapsed(at: now)
             state.runningSince = nil
             state.paused = true
-            publish(WorkflowTopic.sessionPaused, iterationPayload(session, state), on: session, at: now, in: &state)
+            publish(WorkflowTopic.sessionPaused, iteration(session, state), on: session, at: now, in: &state)
             return .success(session.status(of: state, at: now))
         }
     }
@@ -125,7 +126,7 @@ public final class WorkflowService: Sendable {
             let now = clock.now
             state.paused = false
             state.runningSince = now
-            publish(WorkflowTopic.sessionResumed, iterationPayload(session, state), on: session, at: now, in: &state)
+            publish(WorkflowTopic.sessionResumed, iteration(session, state), on: session, at: now, in: &state)
             scheduleStep(of: session, at: now + state.remainingAtPause, in: &state)
             return .success(session.status(of: state, at: now))
         }
@@ -136,9 +137,9 @@ public final class WorkflowService: Sendable {
         session.state.withLock { state in
             if state.mode == .complete { return .failure(.complete) }
             let now = clock.now
-            var payload = iterationPayload(session, state)
-            payload["message"] = .string(message)
-            publish(WorkflowTopic.sessionSteered, payload, on: session, at: now, in: &state)
+            let steering = WorkflowSteering(
+                message: message, iteration: state.iteration, hat: session.hat(of: state.iteration))
+            publish(WorkflowTopic.sessionSteered, steering, on: session, at: now, in: &state)
             return .success(session.status(of: state, at: now))
         }
     }
@@ -147,11 +148,11 @@ public final class WorkflowService: Sendable {
 
     /// Publishes any event on a live session's stream.
     func publishEvent(
-        _ session: WorkflowSession, topic: String, payload: JSONValue
+        _ session: WorkflowSession, topic: String, payload: [String: JSONValue]
     ) -> Result<(id: String, event: WorkflowEvent), Conflict> {
         session.state.withLock { state in
             if state.mode == .complete { return .failure(.complete) }
-            let (logged, event) = publish(topic, payload, on: session, at: clock.now, in: &state)
+            let (logged, event) = publish(topic: topic, payload, on: session, at: clock.now, in: &state)
             return .success((logged.wireID, event))
         }
     }
@@ -180,23 +181,22 @@ public final class WorkflowService: Sendable {
             let now = max(due, state.lastEventAt)
             if !state.toolCalled {
                 state.toolCalled = true
-                var payload = iterationPayload(session, state)
-                payload["tool"] = .string(pickTool())
-                publish(WorkflowTopic.toolCalled, payload, on: session, at: now, in: &state)
+                let call = WorkflowToolCall(
+                    iteration: state.iteration, hat: session.hat(of: state.iteration), tool: pickTool())
+                publish(WorkflowTopic.toolCalled, call, on: session, at: now, in: &state)
             } else if state.iteration < session.iterations {
                 let from = session.hat(of: state.iteration)
                 state.iteration += 1
                 state.toolCalled = false
                 let to = session.hat(of: state.iteration)
-                publish(
-                    WorkflowTopic.iterationStarted, iterationPayload(session, state), on: session, at: now, in: &state)
+                publish(WorkflowTopic.iterationStarted, iteration(session, state), on: session, at: now, in: &state)
                 if from != to {
                     publish(
-                        WorkflowTopic.hatChanged, .object(["from": .string(from), "to": .string(to)]), on: session,
-                        at: now, in: &state)
+                        WorkflowTopic.hatChanged, WorkflowHatChange(from: from, to: to), on: session, at: now,
+                        in: &state)
                 }
             } else {
-                finish(session, reason: "max_iterations", in: &state, at: now)
+                finish(session, reason: WorkflowLoopCompletion.maxIterations, in: &state, at: now)
                 return true
             }
             scheduleStep(of: session, at: due + session.pace, in: &state)
@@ -214,8 +214,8 @@ public final class WorkflowService: Sendable {
         state.banked = state.elapsed(at: now)
         state.runningSince = nil
         state.mode = .complete
-        let payload: JSONValue = .object(["iterations": .integer(state.iteration), "reason": .string(reason)])
-        publish(WorkflowTopic.loopCompleted, payload, on: session, at: now, in: &state)
+        let completion = WorkflowLoopCompletion(iterations: state.iteration, reason: reason)
+        publish(WorkflowTopic.loopCompleted, completion, on: session, at: now, in: &state)
     }
 
     /// Schedules the next step at clock time `due`, replacing any scheduled one.
@@ -241,29 +241,34 @@ public final class WorkflowService: Sendable {
         return settings.tools[ids.number(in: 0...(settings.tools.count - 1))]
     }
 
-    private func iterationPayload(_ session: WorkflowSession, _ state: WorkflowSession.State) -> [String: JSONValue] {
-        ["iteration": .integer(state.iteration), "hat": .string(session.hat(of: state.iteration))]
+    /// Where the session is: the payload of `iteration.started`, `session.paused` and
+    /// `session.resumed`.
+    private func iteration(_ session: WorkflowSession, _ state: WorkflowSession.State) -> WorkflowIteration {
+        WorkflowIteration(iteration: state.iteration, hat: session.hat(of: state.iteration))
     }
 
+    /// Publishes a typed payload under `topic`. Called under the session's lock.
     @discardableResult
     private func publish(
-        _ topic: String, _ payload: [String: JSONValue], on session: WorkflowSession, at now: Duration,
+        _ topic: String, _ payload: some Encodable, on session: WorkflowSession, at now: Duration,
         in state: inout WorkflowSession.State
     ) -> (LoggedEvent, WorkflowEvent) {
-        publish(topic, .object(payload), on: session, at: now, in: &state)
+        // The typed payloads are structs of strings and integers: they always encode as objects.
+        var fields: [String: JSONValue] = [:]
+        if case .object(let object)? = try? JSONValue(encoding: payload) { fields = object }
+        return publish(topic: topic, fields, on: session, at: now, in: &state)
     }
 
     /// Publishes `event: workflow` with `{"topic","ts","payload"}`. Called under the
     /// session's lock. `ts` never goes back, even when a step fires late on a real clock.
     @discardableResult
     private func publish(
-        _ topic: String, _ payload: JSONValue, on session: WorkflowSession, at now: Duration,
+        topic: String, _ payload: [String: JSONValue], on session: WorkflowSession, at now: Duration,
         in state: inout WorkflowSession.State
     ) -> (LoggedEvent, WorkflowEvent) {
         state.lastEventAt = max(state.lastEventAt, now)
         let ts = settings.epochMilliseconds + state.lastEventAt.wholeMilliseconds
         let event = WorkflowEvent(topic: topic, ts: ts, payload: payload)
-        let data = (try? JSONCoding.encoder.encode(event)).map { String(decoding: $0, as: UTF8.self) } ?? "{}"
-        return (session.stream.publish(ServerSentEvent(type: "workflow", data: data)), event)
+        return (session.stream.publish(event), event)
     }
 }

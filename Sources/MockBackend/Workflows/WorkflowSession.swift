@@ -1,58 +1,5 @@
+import MockBackendAPI
 import MockBackendHTTP
-
-/// What `GET /api/sessions` lists of one session. No `mode`, like the real list endpoint:
-/// clients fetch the status for it.
-public struct WorkflowSummary: Codable, Sendable, Equatable {
-    public var id: String
-    public var iteration: Int
-    public var hat: String
-    /// ISO 8601 UTC: the settings' epoch plus the simulated time the session was created at.
-    public var startedAt: String
-
-    enum CodingKeys: String, CodingKey {
-        case id, iteration, hat
-        case startedAt = "started_at"
-    }
-}
-
-/// What `GET /api/sessions/{id}/status` answers.
-public struct WorkflowStatus: Codable, Sendable, Equatable {
-    public var id: String
-    public var iteration: Int
-    public var hat: String
-    /// `live` or `complete`. A paused session is still `live`; its stream says it paused.
-    public var mode: String
-    /// Simulated seconds the session has run, to the millisecond: time paused does not
-    /// count, and it stops at completion.
-    public var elapsedSecs: Double
-
-    enum CodingKeys: String, CodingKey {
-        case id, iteration, hat, mode
-        case elapsedSecs = "elapsed_secs"
-    }
-}
-
-/// What `GET /__admin/workflows` shows of one session: its status, whether it is paused,
-/// and how it was configured.
-public struct WorkflowAdminSnapshot: Codable, Sendable, Equatable {
-    public var id: String
-    public var iteration: Int
-    public var hat: String
-    public var mode: String
-    public var paused: Bool
-    public var elapsedSecs: Double
-    public var startedAt: String
-    public var iterations: Int
-    public var hats: [String]
-    public var paceSeconds: Double
-    public var stream: String
-
-    enum CodingKeys: String, CodingKey {
-        case id, iteration, hat, mode, paused, iterations, hats, paceSeconds, stream
-        case elapsedSecs = "elapsed_secs"
-        case startedAt = "started_at"
-    }
-}
 
 /// One workflow session: an agent loop that runs its iterations on the simulation clock,
 /// and the stream that tells them.
@@ -60,16 +7,10 @@ public struct WorkflowAdminSnapshot: Codable, Sendable, Equatable {
 /// Invariant: the state changes and its events are published under one lock, so the
 /// status and the last streamed event never disagree.
 final class WorkflowSession: Sendable {
-    enum Mode: String, Sendable {
-        /// Running or paused.
-        case live
-        /// Past `loop.completed`; the stream has ended.
-        case complete
-    }
-
     struct State: Sendable {
         var iteration = 1
-        var mode = Mode.live
+        /// Live while running or paused; complete past `loop.completed`.
+        var mode = WorkflowMode.live
         var paused = false
         /// Whether the current iteration has made its tool call: the next step then starts
         /// the next iteration, or completes the loop after the last one.
@@ -124,19 +65,21 @@ final class WorkflowSession: Sendable {
         hats[(iteration - 1) % hats.count]
     }
 
+    /// What `GET /api/sessions` lists of it: no `mode`.
     func summary(startedAt: String) -> WorkflowSummary {
         state.withLock {
             WorkflowSummary(id: id, iteration: $0.iteration, hat: hat(of: $0.iteration), startedAt: startedAt)
         }
     }
 
+    /// What `GET /api/sessions/{id}/status` answers at clock time `now`.
     func status(at now: Duration) -> WorkflowStatus {
         state.withLock { status(of: $0, at: now) }
     }
 
     func status(of state: State, at now: Duration) -> WorkflowStatus {
         WorkflowStatus(
-            id: id, iteration: state.iteration, hat: hat(of: state.iteration), mode: state.mode.rawValue,
+            id: id, iteration: state.iteration, hat: hat(of: state.iteration), mode: state.mode,
             elapsedSecs: state.elapsed(at: now).secondsToTheMillisecond)
     }
 

@@ -3,28 +3,38 @@
 /// A string-backed value rather than a closed enum, so a state the client does not know
 /// yet still decodes.
 public struct GenerationState: RawRepresentable, Codable, Hashable, Sendable, CustomStringConvertible {
+    /// The state as the wire spells it.
     public var rawValue: String
 
     public init(rawValue: String) {
         self.rawValue = rawValue
     }
 
+    /// Accepted; no progress yet.
     public static let queued = GenerationState(rawValue: "queued")
+    /// Under way; `progress` events tell how far.
     public static let processing = GenerationState(rawValue: "processing")
     /// The image is ready at `imageUrl`.
     public static let completed = GenerationState(rawValue: "completed")
     /// The generation failed; `error` says why.
     public static let failed = GenerationState(rawValue: "failed")
 
+    /// True once the generation will not change again: completed or failed.
+    public var isFinished: Bool { self == .completed || self == .failed }
+
+    /// The raw value.
     public var description: String { rawValue }
 }
 
-/// `GET /api/generations/{id}`: the polling fallback of the generation API (SPEC 4.3),
-/// which clients read every 5 s when the progress stream is unavailable.
+/// `GET /api/generations/{id}`: the polling fallback of the generation API, which clients
+/// read every 5 s when the progress stream is unavailable. Every field is always there:
+/// the absent ones are explicit nulls. Schema `Generation` in `openapi/openapi.yaml`.
 public struct GenerationStatus: Codable, Sendable, Equatable {
+    /// `gen_` and twelve hex digits.
     public var id: String
+    /// Where the generation is.
     public var status: GenerationState
-    /// From 0 to 100.
+    /// From 0 to 100. The backend sends whole numbers.
     public var progress: Double
     /// ISO 8601 UTC.
     public var createdAt: String
@@ -48,22 +58,21 @@ public struct GenerationStatus: Codable, Sendable, Equatable {
         self.imageUrl = imageUrl
     }
 
+    /// Absent values are sent as explicit nulls, so every field is always there.
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(id, forKey: .id)
+        try container.encode(status, forKey: .status)
+        try container.encode(progress, forKey: .progress)
+        try container.encode(createdAt, forKey: .createdAt)
+        try container.encode(completedAt, forKey: .completedAt)
+        try container.encode(error, forKey: .error)
+        try container.encode(imageUrl, forKey: .imageUrl)
+    }
+
     /// True once the generation will not change again: completed or failed.
-    public var isFinished: Bool { status == .completed || status == .failed }
+    public var isFinished: Bool { status.isFinished }
 
     /// True when the generation ended in failure.
     public var isFailed: Bool { status == .failed }
-}
-
-/// The paths of the generation API, relative to the server's base URL. Every route takes
-/// `Authorization: Bearer <token>` from `POST /api/auth/login`.
-public enum GenerationPaths {
-    /// `POST` `{"prompt", ...}`: starts a generation.
-    public static let create = "api/generations"
-
-    /// `GET`: the generation's status, for polling.
-    public static func status(id: String) -> String { "api/generations/\(id)" }
-
-    /// `GET`: the generation's progress stream.
-    public static func progress(id: String) -> String { "api/generations/\(id)/progress" }
 }

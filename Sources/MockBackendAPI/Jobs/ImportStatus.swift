@@ -3,13 +3,16 @@
 /// A string-backed value rather than a closed enum, so a state the client does not know
 /// yet still decodes.
 public struct ImportJobState: RawRepresentable, Codable, Hashable, Sendable, CustomStringConvertible {
+    /// The state as the wire spells it.
     public var rawValue: String
 
     public init(rawValue: String) {
         self.rawValue = rawValue
     }
 
+    /// Uploaded; processing has not started.
     public static let queued = ImportJobState(rawValue: "queued")
+    /// Rows are being processed; `progress` events tell how far.
     public static let processing = ImportJobState(rawValue: "processing")
     /// Held by an operator; it resumes later.
     public static let paused = ImportJobState(rawValue: "paused")
@@ -18,19 +21,30 @@ public struct ImportJobState: RawRepresentable, Codable, Hashable, Sendable, Cus
     /// The import failed; its stream's `error` event says why.
     public static let error = ImportJobState(rawValue: "error")
 
+    /// True once the job will not change again: complete or failed.
+    public var isFinished: Bool { self == .complete || self == .error }
+
+    /// The raw value.
     public var description: String { rawValue }
 }
 
 /// `GET /api/v2/imports/{jobId}` (and V1's `GET /v1/jobs/{jobId}/status`): the state of an
-/// import, the same one its stream tells event by event (SPEC 4.2).
+/// import, the same one its stream tells event by event. Schema `ImportStatus` in
+/// `openapi/openapi.yaml`.
 public struct ImportStatus: Codable, Sendable, Equatable {
+    /// `import_` and twelve hex digits.
     public var jobId: String
+    /// Where the job is.
     public var status: ImportJobState
-    /// From 0 to 1.
+    /// From 0 to 1, to two decimals.
     public var progress: Double
+    /// Rows processed so far, good and bad.
     public var processedRows: Int
+    /// Data rows in the file (the header is not one).
     public var totalRows: Int
+    /// Processed rows that were valid.
     public var successfulRows: Int
+    /// Processed rows that were not: a wrong column count, or an empty first column.
     public var failedRows: Int
 
     public init(
@@ -47,21 +61,9 @@ public struct ImportStatus: Codable, Sendable, Equatable {
     }
 
     /// True once the job will not change again: complete or failed.
-    public var isFinished: Bool { status == .complete || status == .error }
+    public var isFinished: Bool { status.isFinished }
 
     /// True when the job ended in failure. The status carries no reason: only the stream's
     /// `error` event has a code and message.
     public var isFailed: Bool { status == .error }
-}
-
-/// The paths of the import API, relative to the server's base URL.
-public enum ImportPaths {
-    /// `POST`: multipart/form-data upload with a `file` part.
-    public static let upload = "api/v2/imports"
-
-    /// `GET`: the job's status, for polling.
-    public static func status(jobId: String) -> String { "api/v2/imports/\(jobId)" }
-
-    /// `GET`: the job's event stream.
-    public static func stream(jobId: String) -> String { "api/v2/imports/\(jobId)/stream" }
 }

@@ -4,18 +4,28 @@ import FoundationEssentials
 import Foundation
 #endif
 
-/// The event types of an import stream (SPEC 4.2).
+/// The `event:` types of an import stream (`GET /api/v2/imports/{jobId}/stream`).
 public enum ImportEventType {
+    /// `ImportStartedEvent`.
     public static let started = "started"
+    /// `ImportProgressEvent`.
     public static let progress = "progress"
+    /// `ImportCompleteEvent`.
     public static let complete = "complete"
+    /// `ImportErrorEvent`.
     public static let error = "error"
 }
 
-/// `event: started`.
-public struct ImportStartedEvent: Codable, Sendable, Equatable {
+/// `event: started`: processing began. Schema `ImportStartedEvent` in `openapi/openapi.yaml`.
+public struct ImportStartedEvent: WireEvent, Codable, Sendable, Equatable {
+    /// `started`.
+    public static var eventType: String? { ImportEventType.started }
+
+    /// The job, `import_` and twelve hex digits.
     public var jobId: String
+    /// `processing`.
     public var status: ImportJobState
+    /// Data rows in the file.
     public var totalRows: Int
 
     public init(jobId: String, status: ImportJobState = .processing, totalRows: Int) {
@@ -25,15 +35,22 @@ public struct ImportStartedEvent: Codable, Sendable, Equatable {
     }
 }
 
-/// `event: progress`. The backend sends the counts under two spellings,
-/// `processedRows`/`totalRows` and `processedCount`/`totalCount`, because clients in the
-/// field read one or the other; this type decodes from either and encodes both.
-public struct ImportProgressEvent: Codable, Sendable, Equatable {
+/// `event: progress`, after each processing step. The backend sends the counts under two
+/// spellings, `processedRows`/`totalRows` and `processedCount`/`totalCount`, because clients
+/// in the field read one or the other; this type decodes from either and encodes both.
+public struct ImportProgressEvent: WireEvent, Codable, Sendable, Equatable {
+    /// `progress`.
+    public static var eventType: String? { ImportEventType.progress }
+
+    /// The job, `import_` and twelve hex digits.
     public var jobId: String
+    /// `processing`.
     public var status: ImportJobState
-    /// From 0 to 1.
+    /// From 0 to 1, to two decimals.
     public var progress: Double
+    /// Rows processed so far; also sent as `processedCount`.
     public var processedRows: Int
+    /// Data rows in the file; also sent as `totalCount`.
     public var totalRows: Int
 
     private enum CodingKeys: String, CodingKey {
@@ -76,11 +93,19 @@ public struct ImportProgressEvent: Codable, Sendable, Equatable {
 }
 
 /// `event: complete`: the last event of a successful import.
-public struct ImportCompleteEvent: Codable, Sendable, Equatable {
+public struct ImportCompleteEvent: WireEvent, Codable, Sendable, Equatable {
+    /// `complete`.
+    public static var eventType: String? { ImportEventType.complete }
+
+    /// The job, `import_` and twelve hex digits.
     public var jobId: String
+    /// `complete`.
     public var status: ImportJobState
+    /// Data rows in the file.
     public var totalRows: Int
+    /// Rows that were valid.
     public var successfulRows: Int
+    /// Rows that were not.
     public var failedRows: Int
 
     public init(
@@ -94,11 +119,17 @@ public struct ImportCompleteEvent: Codable, Sendable, Equatable {
     }
 }
 
-/// `event: error`: the last event of a failed import.
-public struct ImportErrorEvent: Codable, Sendable, Equatable {
+/// `event: error`: the last event of a failed import. It has no `status`; the polling
+/// status says `error`.
+public struct ImportErrorEvent: WireEvent, Codable, Sendable, Equatable {
+    /// `error`.
+    public static var eventType: String? { ImportEventType.error }
+
+    /// The job, `import_` and twelve hex digits.
     public var jobId: String
     /// A stable UPPER_SNAKE code such as `IMPORT_FAILED`.
     public var code: String
+    /// Why, for people.
     public var message: String
 
     public init(jobId: String, code: String, message: String) {
@@ -110,9 +141,13 @@ public struct ImportErrorEvent: Codable, Sendable, Equatable {
 
 /// One event of an import stream, typed by its `event:` field.
 public enum ImportStreamEvent: Sendable, Equatable {
+    /// `event: started`.
     case started(ImportStartedEvent)
+    /// `event: progress`.
     case progress(ImportProgressEvent)
+    /// `event: complete`.
     case complete(ImportCompleteEvent)
+    /// `event: error`.
     case error(ImportErrorEvent)
 
     /// Decodes an event's data by its type; nil for a type this client does not know.

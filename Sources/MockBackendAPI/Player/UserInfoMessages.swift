@@ -1,6 +1,12 @@
-/// The envelope of every user-info stream frame: `{"type","body"}`.
-public struct UserInfoEnvelope<Body: Codable & Sendable>: Codable, Sendable {
+/// The envelope of every user-info stream frame: `{"type","body"}`. The frames have no
+/// `event:` field (EventSource dispatches them as `message`); `type` says what they hold.
+public struct UserInfoEnvelope<Body: Codable & Sendable>: WireEvent, Codable, Sendable {
+    /// User-info frames carry no `event:` field.
+    public static var eventType: String? { nil }
+
+    /// One of `UserInfoMessageType`.
     public var type: String
+    /// The message, typed by `type`.
     public var body: Body
 
     public init(type: String, body: Body) {
@@ -8,6 +14,8 @@ public struct UserInfoEnvelope<Body: Codable & Sendable>: Codable, Sendable {
         self.body = body
     }
 }
+
+extension UserInfoEnvelope: Equatable where Body: Equatable {}
 
 /// The message types of the user-info stream.
 public enum UserInfoMessageType {

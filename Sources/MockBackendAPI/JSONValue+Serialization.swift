@@ -1,10 +1,10 @@
 extension JSONValue {
-    /// Compact JSON text with sorted keys and unescaped slashes: the bytes
-    /// `JSONCoding.encoder` writes for the same value, without `Encoder`'s boxing of every
-    /// value. The admin feed serializes one object per request, so this is on every
-    /// request's path. Nil for a number JSON cannot hold (NaN, infinity), where the encoder
-    /// throws.
-    var serialized: [UInt8]? {
+    /// Compact JSON text with sorted keys and unescaped slashes: the bytes a `JSONEncoder`
+    /// with `[.sortedKeys, .withoutEscapingSlashes]` (the server's `JSONCoding.encoder`)
+    /// writes for the same value, without `Encoder`'s boxing of every value. The server's
+    /// admin feed serializes one object per request, so this is on every request's path.
+    /// Nil for a number JSON cannot hold (NaN, infinity), where the encoder throws.
+    package var serialized: [UInt8]? {
         var output: [UInt8] = []
         output.reserveCapacity(256)
         guard Self.write(self, to: &output) else { return nil }

@@ -6,55 +6,6 @@ import FoundationEssentials
 import Foundation
 #endif
 
-/// Any JSON value, for request fields that take "a string or any JSON".
-public enum JSONValue: Codable, Sendable, Equatable {
-    case null
-    case bool(Bool)
-    case integer(Int)
-    case number(Double)
-    case string(String)
-    case array([JSONValue])
-    case object([String: JSONValue])
-
-    public init(from decoder: any Decoder) throws {
-        let container = try decoder.singleValueContainer()
-        if container.decodeNil() {
-            self = .null
-        } else if let value = try? container.decode(Bool.self) {
-            self = .bool(value)
-        } else if let value = try? container.decode(Int.self) {
-            self = .integer(value)
-        } else if let value = try? container.decode(Double.self) {
-            self = .number(value)
-        } else if let value = try? container.decode(String.self) {
-            self = .string(value)
-        } else if let value = try? container.decode([JSONValue].self) {
-            self = .array(value)
-        } else {
-            self = .object(try container.decode([String: JSONValue].self))
-        }
-    }
-
-    public func encode(to encoder: any Encoder) throws {
-        var container = encoder.singleValueContainer()
-        switch self {
-        case .null: try container.encodeNil()
-        case .bool(let value): try container.encode(value)
-        case .integer(let value): try container.encode(value)
-        case .number(let value): try container.encode(value)
-        case .string(let value): try container.encode(value)
-        case .array(let value): try container.encode(value)
-        case .object(let value): try container.encode(value)
-        }
-    }
-
-    /// A string as itself; anything else as compact JSON text with sorted keys.
-    public var text: String {
-        if case .string(let value) = self { return value }
-        return String(decoding: serialized ?? [], as: UTF8.self)
-    }
-}
-
 /// Decodes JSON request bodies, answering 400 with a problem that names the bad field.
 public enum RequestBody {
     public static func decode<T: Decodable>(_ type: T.Type, from request: HTTPRequest) throws -> T {
