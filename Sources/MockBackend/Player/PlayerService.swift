@@ -144,7 +144,7 @@ public final class PlayerService: Sendable {
         guard let posting else {
             throw ProblemDetails(status: 404, code: "USER_NOT_FOUND", detail: "No user \(userId).")
         }
-        try userInfo.publish(posting, userId: userId)
+        userInfo.publish(posting, userId: userId)
         return posting
     }
 

@@ -41,7 +41,7 @@ final class UserInfoStreams: Sendable {
     }
 
     /// Sends a posting to every connection of the user, once per variant in force.
-    func publish(_ posting: BalanceUpdateBody, userId: Int) throws {
+    func publish(_ posting: BalanceUpdateBody, userId: Int) {
         let types: [String] =
             switch settings.balanceUpdateVariants {
             case .both: [UserInfoMessageType.balanceUpdate, UserInfoMessageType.balanceUpdateV2]
@@ -49,21 +49,13 @@ final class UserInfoStreams: Sendable {
             case .v2: [UserInfoMessageType.balanceUpdateV2]
             }
         let stream = stream(of: userId)
-        for type in types {
-            stream.publish(try Self.frame(UserInfoEnvelope(type: type, body: posting)))
-        }
+        for type in types { stream.publish(UserInfoEnvelope(type: type, body: posting)) }
     }
 
     /// Ends the session's connections with `message` as their last frame; returns how many.
     func sessionEnded<Body: Codable & Sendable>(
         _ session: PlayerSession, with message: UserInfoEnvelope<Body>, cause: StreamEndCause
     ) -> Int {
-        let frame = (try? Self.frame(message)) ?? ServerSentEvent(data: "{}")
-        return stream(of: session.userId).endAudience(session.sessionId, with: frame, cause: cause)
-    }
-
-    /// A frame: `data:` with the JSON envelope, no `event:` field (the stream gives the id).
-    private static func frame<Body: Codable & Sendable>(_ message: UserInfoEnvelope<Body>) throws -> ServerSentEvent {
-        ServerSentEvent(data: String(decoding: try JSONCoding.encoder.encode(message), as: UTF8.self))
+        stream(of: session.userId).endAudience(session.sessionId, with: ServerSentEvent(message), cause: cause)
     }
 }

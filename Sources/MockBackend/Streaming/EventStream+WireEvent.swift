@@ -21,11 +21,4 @@ extension EventStream {
     public func publish(_ event: some WireEvent, retry: Int? = nil) -> LoggedEvent {
         publish(ServerSentEvent(event), retry: retry)
     }
-
-    /// Sends a wire event to one connection only, outside the log (it is not replayed),
-    /// such as the message that ends one session's user-info stream. False when no
-    /// subscriber is on that connection.
-    public func send(_ event: some WireEvent, toConnection connection: UInt64) -> Bool {
-        send(ServerSentEvent(event), retry: nil, toConnection: connection)
-    }
 }
