@@ -56,16 +56,17 @@ public final class MockBackendApp: Sendable {
         self.requests = requests
         let imports = ImportService(
             streams: streams, clock: clock, ids: IdentifierSource(seed: configuration.seed),
-            settings: configuration.imports.applying(rates))
+            settings: configuration.imports.applying(rates, finishedJobLimit: configuration.finishedJobLimit))
         self.imports = imports
         let generations = GenerationService(
             accounts: player.accounts, streams: streams, clock: clock, ids: IdentifierSource(seed: configuration.seed),
-            settings: configuration.generations.applying(rates))
+            settings: configuration.generations.applying(rates, finishedJobLimit: configuration.finishedJobLimit))
         self.generations = generations
         let workflowAPIKey = configuration.workflowAPIKey.flatMap { $0.isEmpty ? nil : $0 } ?? SecureToken.uuid()
+        var workflowSettings = WorkflowSettings(apiKey: workflowAPIKey, epoch: .now)
+        workflowSettings.finishedSessionLimit = configuration.finishedJobLimit
         let workflows = WorkflowService(
-            streams: streams, clock: clock, ids: IdentifierSource(seed: configuration.seed),
-            settings: WorkflowSettings(apiKey: workflowAPIKey, epoch: .now))
+            streams: streams, clock: clock, ids: IdentifierSource(seed: configuration.seed), settings: workflowSettings)
         self.workflows = workflows
         let router = Self.makeRouter(
             configuration: configuration, streams: streams, player: player, requests: requests, clock: clock,

@@ -25,6 +25,10 @@ public struct MockBackendConfiguration: Sendable {
     public var imports = ImportSettings()
     /// How generations behave (duration).
     public var generations = GenerationSettings()
+    /// Finished import jobs, generations and workflow sessions kept, of each kind, with their
+    /// streams; past it the one that finished first is forgotten (its routes answer 404).
+    /// Default 1,000.
+    public var finishedJobLimit = 1000
     /// The key of the workflow API (`Authorization: Bearer <key>` or `X-API-Key`, `--api-key`).
     /// Nil or empty: a key generated at start from `SecureToken`, printed in the startup block.
     public var workflowAPIKey: String?

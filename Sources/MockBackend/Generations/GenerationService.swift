@@ -14,12 +14,16 @@ public struct GenerationSettings: Sendable {
     public var duration: Duration?
     /// Progress events per generation, evenly spaced. Default 10.
     public var steps = 10
+    /// Finished generations kept (with their streams); the oldest finished goes first.
+    /// Default 1,000.
+    public var finishedJobLimit = 1000
 
     public init() {}
 
     /// The duration in force with the scenario's rates.
-    func applying(_ rates: Scenario.Rates) -> GenerationSettings {
+    func applying(_ rates: Scenario.Rates, finishedJobLimit: Int) -> GenerationSettings {
         var settings = self
+        settings.finishedJobLimit = finishedJobLimit
         if settings.duration == nil {
             settings.duration = .milliseconds(Int(((rates.generationSeconds ?? 20) * 1000).rounded()))
         }
@@ -35,7 +39,7 @@ public final class GenerationService: Sendable {
     private let streams: EventStreamRegistry
     private let clock: SimulationClock
     private let ids: IdentifierSource
-    private let generations = LockedValue<[String: Generation]>([:])
+    private let generations: RetainedJobs<Generation>
 
     public init(
         accounts: AccountStore, streams: EventStreamRegistry, clock: SimulationClock, ids: IdentifierSource,
@@ -46,6 +50,9 @@ public final class GenerationService: Sendable {
         self.clock = clock
         self.ids = ids
         self.settings = settings
+        generations = RetainedJobs(finishedLimit: settings.finishedJobLimit, streams: streams) {
+            "generations/\($0)"
+        }
     }
 
     /// Spends one of the user's tokens and starts a generation; 402 when none is left.
@@ -62,7 +69,7 @@ public final class GenerationService: Sendable {
         let id = "gen_" + ids.hex(length: 12)
         let stream = streams.stream(named: "generations/\(id)", settings: EventStreamSettings(heartbeat: true))
         let generation = Generation(id: id, userId: userId, prompt: prompt, stream: stream)
-        generations.withLock { $0[id] = generation }
+        generations.insert(generation, id: id)
         let steps = max(1, settings.steps)
         let timer = clock.repeating(every: (settings.duration ?? .seconds(20)) / steps) { [weak self] in
             self?.step(generation, by: 100 / steps)
@@ -73,14 +80,14 @@ public final class GenerationService: Sendable {
 
     /// The generation, if `userId` owns it (another user's generation is not found).
     func generation(_ id: String, userId: Int?) -> Generation? {
-        guard let generation = generations.withLock({ $0[id] }) else { return nil }
+        guard let generation = generations[id] else { return nil }
         if let userId, generation.userId != userId { return nil }
         return generation
     }
 
     /// Every generation, oldest first.
     var all: [Generation] {
-        generations.withLock { Array($0.values) }.sorted { ($0.createdAt, $0.id) < ($1.createdAt, $1.id) }
+        generations.all
     }
 
     private func step(_ generation: Generation, by percent: Int) {
@@ -130,11 +137,7 @@ public final class GenerationService: Sendable {
 
     /// Every generation stops and is forgotten.
     func removeAll() {
-        let all = generations.withLock { generations in
-            defer { generations = [:] }
-            return Array(generations.values)
-        }
-        for generation in all {
+        for generation in generations.removeAll() {
             if let timer = generation.state.withLock({ $0.timer }) { clock.cancel(timer) }
         }
     }
@@ -148,6 +151,7 @@ public final class GenerationService: Sendable {
     private func end(_ generation: Generation) {
         if let timer = generation.state.withLock({ $0.timer }) { clock.cancel(timer) }
         generation.stream.finish()
+        generations.finished(generation.id)
     }
 
     private func publishProgress(_ generation: Generation, _ state: Generation.State) {

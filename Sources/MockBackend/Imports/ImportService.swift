@@ -12,12 +12,15 @@ public struct ImportSettings: Sendable {
     public var tick: Duration = .milliseconds(200)
     /// Simulated time a job stays queued before processing starts.
     public var queueDelay: Duration = .milliseconds(100)
+    /// Finished jobs kept (with their streams); the oldest finished goes first. Default 1,000.
+    public var finishedJobLimit = 1000
 
     public init() {}
 
     /// The rate in force with the scenario's rates.
-    func applying(_ rates: Scenario.Rates) -> ImportSettings {
+    func applying(_ rates: Scenario.Rates, finishedJobLimit: Int) -> ImportSettings {
         var settings = self
+        settings.finishedJobLimit = finishedJobLimit
         if settings.rowsPerSecond == nil { settings.rowsPerSecond = rates.importRowsPerSecond ?? 50 }
         return settings
     }
@@ -30,7 +33,7 @@ public final class ImportService: Sendable {
     private let streams: EventStreamRegistry
     private let clock: SimulationClock
     private let ids: IdentifierSource
-    private let jobs = LockedValue<[String: ImportJob]>([:])
+    private let jobs: RetainedJobs<ImportJob>
     private let timers = LockedValue<[String: SimulationClock.Timer]>([:])
 
     public init(streams: EventStreamRegistry, clock: SimulationClock, ids: IdentifierSource, settings: ImportSettings) {
@@ -38,6 +41,7 @@ public final class ImportService: Sendable {
         self.clock = clock
         self.ids = ids
         self.settings = settings
+        jobs = RetainedJobs(finishedLimit: settings.finishedJobLimit, streams: streams) { "imports/\($0)" }
     }
 
     /// Starts a job for CSV records (header first). Rows whose column count differs from the
@@ -52,19 +56,19 @@ public final class ImportService: Sendable {
             named: "imports/\(id)",
             settings: EventStreamSettings(heartbeat: true, retry: 5000, greeting: "connection established"))
         let job = ImportJob(id: id, rowIsValid: Array(rows), stream: stream)
-        jobs.withLock { $0[id] = job }
+        jobs.insert(job, id: id)
         clock.schedule(after: settings.queueDelay) { [weak self] in self?.begin(job) }
         return job
     }
 
     /// The job, accepting its id with or without the `import_` prefix.
     func job(_ id: String) -> ImportJob? {
-        jobs.withLock { $0[id] ?? $0["import_" + id] }
+        jobs[id] ?? jobs["import_" + id]
     }
 
     /// Every job, oldest first.
     var all: [ImportJob] {
-        jobs.withLock { Array($0.values) }.sorted { ($0.createdAt, $0.id) < ($1.createdAt, $1.id) }
+        jobs.all
     }
 
     private func begin(_ job: ImportJob) {
@@ -122,7 +126,13 @@ public final class ImportService: Sendable {
                     failedRows: state.failedRows))
             return true
         }
-        if finished { job.stream.finish() }
+        if finished { end(job) }
+    }
+
+    /// Ends a finished job's stream; the oldest finished jobs past the bound are forgotten.
+    private func end(_ job: ImportJob) {
+        job.stream.finish()
+        jobs.finished(job.id)
     }
 
     /// Fails the job now: `error` event, then the end of the stream. False if it had finished.
@@ -134,7 +144,7 @@ public final class ImportService: Sendable {
             job.stream.publish(ImportErrorEvent(jobId: job.id, code: code, message: message))
             return true
         }
-        if failed { job.stream.finish() }
+        if failed { end(job) }
         return failed
     }
 
@@ -178,7 +188,7 @@ public final class ImportService: Sendable {
             return Array(timers.values)
         }
         for timer in stopped { clock.cancel(timer) }
-        jobs.withLock { $0 = [:] }
+        _ = jobs.removeAll()
     }
 
     private func stopTimer(of job: ImportJob) {

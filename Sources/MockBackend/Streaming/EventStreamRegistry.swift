@@ -41,6 +41,15 @@ public final class EventStreamRegistry: Sendable {
         streams.withLock { $0[name] }
     }
 
+    /// Forgets the stream of that name (a finished job's, past the bound on finished jobs).
+    /// Connections still on it keep it until they end.
+    public func remove(named name: String) {
+        streams.withLock { streams in
+            streams[name] = nil
+            streams.shrinkIfSparse()
+        }
+    }
+
     /// Every stream, by name.
     public var all: [EventStream] {
         streams.withLock { Array($0.values) }.sorted { $0.name < $1.name }

@@ -14,17 +14,11 @@ public final class WorkflowService: Sendable {
         case notPaused
     }
 
-    private struct Sessions {
-        var byID: [String: WorkflowSession] = [:]
-        /// Ids in creation order, the order of the list.
-        var order: [String] = []
-    }
-
     public let settings: WorkflowSettings
     private let streams: EventStreamRegistry
     private let clock: SimulationClock
     private let ids: IdentifierSource
-    private let sessions = LockedValue(Sessions())
+    private let sessions: RetainedJobs<WorkflowSession>
 
     public init(streams: EventStreamRegistry, clock: SimulationClock, ids: IdentifierSource, settings: WorkflowSettings)
     {
@@ -32,17 +26,18 @@ public final class WorkflowService: Sendable {
         self.clock = clock
         self.ids = ids
         self.settings = settings
+        sessions = RetainedJobs(finishedLimit: settings.finishedSessionLimit, streams: streams) { "workflows/\($0)" }
     }
 
     // MARK: Sessions
 
     /// Every session, oldest first.
     var all: [WorkflowSession] {
-        sessions.withLock { sessions in sessions.order.compactMap { sessions.byID[$0] } }
+        sessions.all
     }
 
     func session(_ id: String) -> WorkflowSession? {
-        sessions.withLock { $0.byID[id] }
+        sessions[id]
     }
 
     /// Starts a live session; its first iteration begins now. Nil when the id is taken.
@@ -57,13 +52,7 @@ public final class WorkflowService: Sendable {
         let stream = streams.stream(
             named: "workflows/\(seed.id)", settings: EventStreamSettings(heartbeat: true, retry: settings.retry))
         let session = WorkflowSession(seed: seed, createdAt: now, stream: stream)
-        let added = sessions.withLock { sessions -> Bool in
-            guard sessions.byID[seed.id] == nil else { return false }
-            sessions.byID[seed.id] = session
-            sessions.order.append(seed.id)
-            return true
-        }
-        guard added else { return nil }
+        guard sessions.insert(session, id: seed.id) else { return nil }
         session.state.withLock { state in
             publish(WorkflowTopic.iterationStarted, iteration(session, state), on: session, at: now, in: &state)
             scheduleStep(of: session, at: now + session.pace, in: &state)
@@ -74,11 +63,7 @@ public final class WorkflowService: Sendable {
     /// Forgets every session and starts the seeds afresh. Call it after the stream
     /// registry has been cleared, so the seeds get new streams.
     public func reset(to seeds: [Scenario.WorkflowSeed]) {
-        let removed = sessions.withLock { sessions in
-            defer { sessions = Sessions() }
-            return Array(sessions.byID.values)
-        }
-        for session in removed {
+        for session in sessions.removeAll() {
             session.state.withLock { state in cancelStep(in: &state) }
         }
         for seed in seeds { _ = create(seed) }
@@ -165,7 +150,7 @@ public final class WorkflowService: Sendable {
             finish(session, reason: "admin", in: &state, at: now)
             return .success(session.status(of: state, at: now))
         }
-        if case .success = result { session.stream.finish() }
+        if case .success = result { end(session) }
         return result
     }
 
@@ -202,7 +187,14 @@ public final class WorkflowService: Sendable {
             scheduleStep(of: session, at: due + session.pace, in: &state)
             return false
         }
-        if completed { session.stream.finish() }
+        if completed { end(session) }
+    }
+
+    /// Ends a completed session's stream; the oldest completed sessions past the bound are
+    /// forgotten.
+    private func end(_ session: WorkflowSession) {
+        session.stream.finish()
+        sessions.finished(session.id)
     }
 
     /// Marks the session complete and publishes `loop.completed`; the caller ends the

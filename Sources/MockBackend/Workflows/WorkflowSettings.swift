@@ -21,6 +21,9 @@ public struct WorkflowSettings: Sendable {
         id: "", iterations: 12, hats: ["planner", "builder", "reviewer"], paceSeconds: 5)
     /// Reconnection time advertised on every session stream, in milliseconds.
     public var retry = 5000
+    /// Completed sessions kept (with their streams); the oldest completed goes first.
+    /// Default 1,000.
+    public var finishedSessionLimit = 1000
 
     public init(apiKey: String, epoch: Date) {
         self.apiKey = apiKey
