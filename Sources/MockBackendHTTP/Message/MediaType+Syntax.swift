@@ -38,7 +38,7 @@ private struct MediaTypeScanner {
     /// One or more tchar (RFC 9110 §5.6.2).
     private mutating func token() -> Bool {
         let start = index
-        while index < bytes.count, Self.isTokenCharacter(bytes[index]) { index += 1 }
+        while index < bytes.count, HTTPToken.isTChar(bytes[index]) { index += 1 }
         return index > start
     }
 
@@ -63,15 +63,5 @@ private struct MediaTypeScanner {
 
     private static func isQuotable(_ byte: UInt8) -> Bool {
         byte == 0x09 || (0x20...0x7E).contains(byte)
-    }
-
-    private static func isTokenCharacter(_ byte: UInt8) -> Bool {
-        switch byte {
-        case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"),
-            UInt8(ascii: "0")...UInt8(ascii: "9"):
-            true
-        default:
-            Array("!#$%&'*+-.^_`|~".utf8).contains(byte)
-        }
     }
 }
