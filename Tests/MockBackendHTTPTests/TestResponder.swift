@@ -23,6 +23,17 @@ enum TestRoutes {
     {
         var router = Router()
         router.get("/hello") { _ in .text("hello") }
+        router.get("/delayed") { request in
+            // A stream that ends `ms` milliseconds after it starts.
+            let delay = request.queryValue("ms").flatMap { Int($0) } ?? 300
+            return .stream(headers: ["Content-Type": "text/plain"]) { writer in
+                streams.add(writer)
+                DispatchQueue.global().asyncAfter(deadline: .now() + .milliseconds(delay)) {
+                    writer.write("done")
+                    writer.finish()
+                }
+            }
+        }
         router.post("/echo") { request in
             HTTPResponse(
                 status: 200, headers: ["Content-Type": request.headers["Content-Type"] ?? "application/octet-stream"],

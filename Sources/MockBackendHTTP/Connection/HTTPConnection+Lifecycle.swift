@@ -34,7 +34,10 @@ extension HTTPConnection {
         outbound.removeAll()
         pending.removeAll()
         plainStream = nil
-        current?.writer?.markEnded(reason)
+        if let flight = current {
+            flight.writer?.markEnded(reason)
+            logEnd(of: flight, reason: reason)
+        }
         current = nil
         // A suspended source never runs its cancel handler, so resume before cancelling.
         if readSuspended {

@@ -45,7 +45,8 @@ extension HTTPConnection {
         let version: HTTPVersion = request.version == .http10 ? .http10 : .http11
         var flight = ResponseInFlight(
             request: request, status: response.status, keepAlive: keepAlive, chunked: false,
-            shaper: response.shaper, writer: nil, producing: false, deflater: deflater, startedAt: .now)
+            shaper: response.shaper, writer: nil, producing: false, deflater: deflater, endReason: nil,
+            startedAt: .now)
         let resetContent = response.status == HTTPResponseEncoder.resetContent
         let bodyless = isHead || resetContent || HTTPResponseEncoder.statusForbidsBody(response.status)
 
@@ -193,6 +194,7 @@ extension HTTPConnection {
     func endStream(reason: StreamEndReason) {
         guard let flight = current, flight.producing else { return }
         current?.producing = false
+        current?.endReason = reason
         plainStream = nil
         if let trailer = flight.deflater?.finish() {
             enqueueShaped(flight.chunked ? HTTPResponseEncoder.chunk(trailer) : trailer, kind: .body)
@@ -224,24 +226,11 @@ extension HTTPConnection {
         current = nil
         servedRequests += 1
         context.statistics.withLock { $0.requestsServed += 1 }
-        context.logger.info(
-            "\(flight.request.method) \(flight.request.target) \(flight.status)",
-            metadata: [
-                "connection": "\(id)",
-                "duration_ms": "\(Self.milliseconds(ContinuousClock.now - flight.startedAt))",
-            ])
+        logEnd(of: flight, reason: flight.endReason ?? .finished)
         if flight.keepAlive, !shuttingDown {
             processPending()
         } else {
             closeAfterWrites()
         }
-    }
-
-    /// Milliseconds with two decimals, e.g. `0.12`.
-    static func milliseconds(_ duration: Duration) -> String {
-        let (seconds, attoseconds) = duration.components
-        let hundredths = Int64(seconds) * 100_000 + attoseconds / 10_000_000_000_000_000
-        let fraction = hundredths % 100
-        return "\(hundredths / 100).\(fraction < 10 ? "0" : "")\(fraction)"
     }
 }
