@@ -15,7 +15,13 @@ extension HTTPConnection {
         }
         guard lifecycle == .open else { return }
         if current == nil, pending.isEmpty, peerClosed || shuttingDown {
-            close(reason: shuttingDown ? .serverStopping : .clientClosed)
+            // A client that has left gets no FIN dance; during shutdown the close is
+            // graceful (FIN, then drain), as it is for an idle connection.
+            if peerClosed {
+                close(reason: .clientClosed)
+            } else {
+                closeAfterWrites()
+            }
             return
         }
         if pending.count < context.configuration.maxPipelinedRequests, outbound.unsentBytes < 1 << 20 {
@@ -39,6 +45,9 @@ extension HTTPConnection {
     /// Queues the head (and a full body) of `response` and, for a stream, hands the
     /// producer its writer.
     func start(_ original: HTTPResponse, to request: HTTPRequest, keepAlive requestedKeepAlive: Bool) {
+        // No timeout runs while a response is in flight. Passing through `.none` even for a
+        // response written at once re-arms the phase after it (see `setDeadline`).
+        setDeadline(.none)
         let (response, deflater) = applyingCompression(to: original, for: request)
         var keepAlive = requestedKeepAlive
         let isHead = request.method == "HEAD"
@@ -90,7 +99,6 @@ extension HTTPConnection {
                 if flight.shaper == nil, deflater == nil {
                     plainStream = PlainStream(writer: ObjectIdentifier(writer), chunked: chunked)
                 }
-                setDeadline(.none)
                 flush()
                 guard lifecycle != .closed else { return }
                 produce(writer)
