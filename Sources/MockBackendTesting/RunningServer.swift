@@ -56,18 +56,18 @@ public func withRunningServer<Result: Sendable>(
 }
 
 /// Starts a bare `HTTPServer` with `responder` on 127.0.0.1:0, runs `body`, and always
-/// stops it. For tests of the HTTP core that need no mock routes.
+/// stops it. For tests of the HTTP core that need no mock routes; `logger` gets what the
+/// server logs (nothing is kept by default).
 public func withHTTPServer<Result: Sendable>(
     configuration: HTTPServerConfiguration = HTTPServerConfiguration(),
     responder: any HTTPResponder,
+    logger: Logger = Logger(label: "mockbackend.test", factory: { _ in SwiftLogNoOpLogHandler() }),
     _ body: (HTTPServer) async throws -> Result
 ) async throws -> Result {
     var configuration = configuration
     configuration.host = "127.0.0.1"
     configuration.port = 0
-    let server = HTTPServer(
-        configuration: configuration, responder: responder,
-        logger: Logger(label: "mockbackend.test", factory: { _ in SwiftLogNoOpLogHandler() }))
+    let server = HTTPServer(configuration: configuration, responder: responder, logger: logger)
     try server.start()
     return try await runThenStop({ try await body(server) }, stop: { await server.stop() })
 }

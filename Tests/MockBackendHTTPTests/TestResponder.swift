@@ -16,13 +16,58 @@ final class StreamRegistry: Sendable {
     var last: ResponseBodyWriter? { writers.current.last }
 }
 
+/// Holds the event loops of the connections that request `GET /block` until `open()`,
+/// so a test can let timers expire and bytes arrive while a loop cannot run them.
+final class LoopGate: Sendable {
+    private let state = LockedValue((blocked: [UInt64](), isOpen: false))
+    private let semaphore = DispatchSemaphore(value: 0)
+
+    /// The connections whose requests were held so far (still held or let go), in order.
+    var blockedConnections: [UInt64] { state.withLock { $0.blocked } }
+
+    /// Blocks the calling thread until `open()`; returns at once once it has been called.
+    func block(connection: UInt64) {
+        let isOpen = state.withLock { state in
+            if !state.isOpen { state.blocked.append(connection) }
+            return state.isOpen
+        }
+        if !isOpen { semaphore.wait() }
+    }
+
+    /// Lets every held responder go, and every later one through. Later calls do nothing.
+    func open() {
+        let waiting = state.withLock { state in
+            defer { state.isOpen = true }
+            return state.isOpen ? 0 : state.blocked.count
+        }
+        for _ in 0..<waiting { semaphore.signal() }
+    }
+}
+
 /// Routes for exercising the HTTP core.
 enum TestRoutes {
-    static func responder(streams: StreamRegistry = StreamRegistry(), middleware: [any HTTPMiddleware] = [])
-        -> RoutingResponder
-    {
+    static func responder(
+        streams: StreamRegistry = StreamRegistry(), gate: LoopGate = LoopGate(), middleware: [any HTTPMiddleware] = []
+    ) -> RoutingResponder {
         var router = Router()
         router.get("/hello") { _ in .text("hello") }
+        router.get("/whoami") { request in .text("\(request.connectionID)") }
+        router.get("/block") { request in
+            // Runs on the connection's event loop: nothing else on that loop runs meanwhile.
+            gate.block(connection: request.connectionID)
+            return .text("unblocked")
+        }
+        router.get("/delayed") { request in
+            // A stream that ends `ms` milliseconds after it starts.
+            let delay = request.queryValue("ms").flatMap { Int($0) } ?? 300
+            return .stream(headers: ["Content-Type": "text/plain"]) { writer in
+                streams.add(writer)
+                DispatchQueue.global().asyncAfter(deadline: .now() + .milliseconds(delay)) {
+                    writer.write("done")
+                    writer.finish()
+                }
+            }
+        }
         router.post("/echo") { request in
             HTTPResponse(
                 status: 200, headers: ["Content-Type": request.headers["Content-Type"] ?? "application/octet-stream"],

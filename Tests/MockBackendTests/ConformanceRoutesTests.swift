@@ -33,6 +33,25 @@ struct ConformanceRoutesTests {
         }
     }
 
+    /// web-platform-tests `format-mime-trailing-semicolon`: RFC 9110 §8.3.1 allows an empty
+    /// parameter, so `text/event-stream;` is a media type and is sent exactly as given.
+    @Test func rawSendsAMediaTypeWithATrailingSemicolonAsGiven() async throws {
+        try await withRunningServer { server in
+            let response = try await server.connect().get(
+                "/conformance/sse/raw?mime=text/event-stream%3B&body=data%3A%20x%0A%0A")
+            #expect(response.status == 200)
+            #expect(response.headers["Content-Type"] == "text/event-stream;")
+            #expect(response.text == "data: x\n\n")
+            let spaced = try await server.connect().get(
+                "/conformance/sse/raw?mime=text/event-stream%20%3B%20charset%3Dutf-8&body=x")
+            #expect(spaced.status == 200)
+            #expect(spaced.headers["Content-Type"] == "text/event-stream ; charset=utf-8")
+            let garbage = try await server.connect().get("/conformance/sse/raw?mime=text%0D%0AX-Injected:%201")
+            #expect(garbage.status == 400)
+            #expect(garbage.headers["X-Injected"] == nil)
+        }
+    }
+
     @Test func echoesTheLastEventID() async throws {
         try await withRunningServer { server in
             let first = try await server.connect().get("/conformance/sse/echo-last-event-id?id=abc")

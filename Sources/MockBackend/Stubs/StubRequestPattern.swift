@@ -71,7 +71,7 @@ struct StubRequestPattern: Sendable {
             known: Set(["method", "headers", "queryParameters"] + urlFields), unsupported: unsupported)
         var method = try reader.string("method")
         if let given = method {
-            guard !given.isEmpty, given.utf8.allSatisfy(Self.isTokenCharacter) else {
+            guard !given.isEmpty, given.utf8.allSatisfy(HTTPToken.isTChar) else {
                 throw StubMappingError(field: reader.field("method"), "must be a method name such as GET, or ANY")
             }
             if given == "ANY" { method = nil }
@@ -108,16 +108,5 @@ struct StubRequestPattern: Sendable {
             result.append((name, try StubValueCondition.parse(value, path: object.field(name))))
         }
         return result
-    }
-
-    /// tchar (RFC 9110 §5.6.2).
-    static func isTokenCharacter(_ byte: UInt8) -> Bool {
-        switch byte {
-        case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"),
-            UInt8(ascii: "0")...UInt8(ascii: "9"):
-            true
-        default:
-            Array("!#$%&'*+-.^_`|~".utf8).contains(byte)
-        }
     }
 }

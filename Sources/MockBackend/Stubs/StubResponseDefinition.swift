@@ -113,7 +113,7 @@ struct StubResponseDefinition: Sendable {
         guard let object = try reader.object("headers") else { return headers }
         for name in object.fields.keys.sorted() {
             let field = object.field(name)
-            guard !name.isEmpty, name.utf8.allSatisfy(StubRequestPattern.isTokenCharacter) else {
+            guard !name.isEmpty, name.utf8.allSatisfy(HTTPToken.isTChar) else {
                 throw StubMappingError(field: field, "is not a valid header name")
             }
             var values: [String]

@@ -34,7 +34,10 @@ extension HTTPConnection {
         outbound.removeAll()
         pending.removeAll()
         plainStream = nil
-        current?.writer?.markEnded(reason)
+        if let flight = current {
+            flight.writer?.markEnded(reason)
+            logEnd(of: flight, reason: reason)
+        }
         current = nil
         // A suspended source never runs its cancel handler, so resume before cancelling.
         if readSuspended {
@@ -60,8 +63,11 @@ extension HTTPConnection {
     /// the new deadline; the one timer is rescheduled only when the deadline comes earlier
     /// than its next firing, so a busy keep-alive connection does not touch the timer on
     /// every request (rescheduling a Dispatch timer is a round trip through Dispatch's
-    /// manager thread). Re-arming happens only on a phase change, so a client trickling
-    /// bytes cannot extend its deadline.
+    /// manager thread): a deadline that moved later is found by `handleDeadline`, which
+    /// sleeps on. Re-arming happens only on a phase change, so a client trickling bytes
+    /// cannot extend its deadline. Every response passes through `.none` (see `start`), so
+    /// the phase after it is armed afresh: the idle timeout counts from the end of the last
+    /// response, and the head of a pipelined request from the end of the one before it.
     func setDeadline(_ phase: DeadlinePhase) {
         guard phase != deadlinePhase, lifecycle != .closed else { return }
         deadlinePhase = phase
@@ -116,21 +122,51 @@ extension HTTPConnection {
         switch deadlinePhase {
         case .none:
             return
-        case .header, .body:
-            context.logger.debug(
-                "request timed out", metadata: ["connection": "\(id)", "phase": "\(deadlinePhase)"])
+        case .linger:
             close(reason: .connectionClosed)
-        case .idle, .linger:
+        case .header, .body, .idle:
+            // RFC 9112 §9.6: never close a connection on which a request may be in flight.
+            // Its bytes can be in the socket with their read event queued behind this one:
+            // read them first. The deadline stands (bytes never move it); only a request
+            // they complete changes the phase.
+            let phase = deadlinePhase
+            if hasUnreadInput {
+                handleReadable()
+                guard lifecycle == .open, deadlinePhase == phase, let deadline = self.deadline, deadline <= .now
+                else { return }
+                if phase == .idle {
+                    // Input no parser has seen yet (part of a TLS record) starts a request
+                    // head all the same: the header timeout runs from now.
+                    setDeadline(.header)
+                    return
+                }
+            }
+            if phase != .idle {
+                context.logger.debug("request timed out", metadata: ["connection": "\(id)", "phase": "\(phase)"])
+            }
             close(reason: .connectionClosed)
         }
     }
 
+    /// Whether the client has sent bytes not read yet: in the socket (peeked, so they stay
+    /// there for the read) or held decrypted inside a TLS stream. For TLS the socket's
+    /// bytes are record bytes: a request, or a message of TLS's own.
+    var hasUnreadInput: Bool {
+        stream.hasBufferedInput || Platform.hasUnreadBytes(stream.fileDescriptor)
+    }
+
     /// Server shutdown: idle connections close now, streams end cleanly, a response in
-    /// flight finishes and then the connection closes.
+    /// flight finishes and then the connection closes. A request that reached an idle
+    /// connection just before is answered first, with `Connection: close` (RFC 9112 §9.6).
     func beginShutdown() {
         guard lifecycle != .closed else { return }
         shuttingDown = true
         pending.removeAll()
+        if current == nil, lifecycle == .open, hasUnreadInput {
+            // Answered as `processPending` answers during shutdown: without keep-alive.
+            handleReadable()
+            guard lifecycle != .closed else { return }
+        }
         guard let flight = current else {
             // FIN first, then drain: closing with unread input would send RST.
             closeAfterWrites()

@@ -15,7 +15,13 @@ extension HTTPConnection {
         }
         guard lifecycle == .open else { return }
         if current == nil, pending.isEmpty, peerClosed || shuttingDown {
-            close(reason: shuttingDown ? .serverStopping : .clientClosed)
+            // A client that has left gets no FIN dance; during shutdown the close is
+            // graceful (FIN, then drain), as it is for an idle connection.
+            if peerClosed {
+                close(reason: .clientClosed)
+            } else {
+                closeAfterWrites()
+            }
             return
         }
         if pending.count < context.configuration.maxPipelinedRequests, outbound.unsentBytes < 1 << 20 {
@@ -39,13 +45,17 @@ extension HTTPConnection {
     /// Queues the head (and a full body) of `response` and, for a stream, hands the
     /// producer its writer.
     func start(_ original: HTTPResponse, to request: HTTPRequest, keepAlive requestedKeepAlive: Bool) {
+        // No timeout runs while a response is in flight. Passing through `.none` even for a
+        // response written at once re-arms the phase after it (see `setDeadline`).
+        setDeadline(.none)
         let (response, deflater) = applyingCompression(to: original, for: request)
         var keepAlive = requestedKeepAlive
         let isHead = request.method == "HEAD"
         let version: HTTPVersion = request.version == .http10 ? .http10 : .http11
         var flight = ResponseInFlight(
             request: request, status: response.status, keepAlive: keepAlive, chunked: false,
-            shaper: response.shaper, writer: nil, producing: false, deflater: deflater, startedAt: .now)
+            shaper: response.shaper, writer: nil, producing: false, deflater: deflater, endReason: nil,
+            startedAt: .now)
         let resetContent = response.status == HTTPResponseEncoder.resetContent
         let bodyless = isHead || resetContent || HTTPResponseEncoder.statusForbidsBody(response.status)
 
@@ -89,7 +99,6 @@ extension HTTPConnection {
                 if flight.shaper == nil, deflater == nil {
                     plainStream = PlainStream(writer: ObjectIdentifier(writer), chunked: chunked)
                 }
-                setDeadline(.none)
                 flush()
                 guard lifecycle != .closed else { return }
                 produce(writer)
@@ -193,6 +202,7 @@ extension HTTPConnection {
     func endStream(reason: StreamEndReason) {
         guard let flight = current, flight.producing else { return }
         current?.producing = false
+        current?.endReason = reason
         plainStream = nil
         if let trailer = flight.deflater?.finish() {
             enqueueShaped(flight.chunked ? HTTPResponseEncoder.chunk(trailer) : trailer, kind: .body)
@@ -224,24 +234,11 @@ extension HTTPConnection {
         current = nil
         servedRequests += 1
         context.statistics.withLock { $0.requestsServed += 1 }
-        context.logger.info(
-            "\(flight.request.method) \(flight.request.target) \(flight.status)",
-            metadata: [
-                "connection": "\(id)",
-                "duration_ms": "\(Self.milliseconds(ContinuousClock.now - flight.startedAt))",
-            ])
+        logEnd(of: flight, reason: flight.endReason ?? .finished)
         if flight.keepAlive, !shuttingDown {
             processPending()
         } else {
             closeAfterWrites()
         }
-    }
-
-    /// Milliseconds with two decimals, e.g. `0.12`.
-    static func milliseconds(_ duration: Duration) -> String {
-        let (seconds, attoseconds) = duration.components
-        let hundredths = Int64(seconds) * 100_000 + attoseconds / 10_000_000_000_000_000
-        let fraction = hundredths % 100
-        return "\(hundredths / 100).\(fraction < 10 ? "0" : "")\(fraction)"
     }
 }

@@ -54,6 +54,9 @@ final class HTTPConnection: @unchecked Sendable {
         var producing: Bool
         /// Compresses a gzip stream's writes, each flushed on its own.
         var deflater: GzipDeflater?
+        /// Why a stream stopped producing (its end is queued); nil while it produces and
+        /// for a body known in full.
+        var endReason: StreamEndReason?
         var startedAt: ContinuousClock.Instant
     }
 

@@ -1,7 +1,16 @@
 extension MediaType {
-    /// Whether `text` is a media type as RFC 9110 §8.3.1 writes one:
-    /// `type "/" subtype *( OWS ";" OWS token "=" ( token / quoted-string ) )`, in ASCII
-    /// (a quoted string holds visible characters, spaces and tabs, and `\` pairs).
+    /// Whether `text` is a media type as RFC 9110 §8.3.1 writes one, fit to be sent as a
+    /// field value:
+    ///
+    ///     media-type = type "/" subtype parameters
+    ///     parameters = *( OWS ";" OWS [ parameter ] )
+    ///     parameter  = parameter-name "=" parameter-value
+    ///
+    /// with token names and token or quoted-string values (§5.6.2, §5.6.4). A parameter may
+    /// be empty, so `text/event-stream;` and `a/b ; ;c=d` are media types. Two limits come
+    /// from the field value the text becomes (§5.5): it neither starts nor ends with
+    /// whitespace, and it is ASCII (obs-text in a quoted string is for reading old
+    /// messages, not for sending).
     public static func isValid(_ text: String) -> Bool {
         var scanner = MediaTypeScanner(bytes: Array(text.utf8))
         return scanner.mediaType()
@@ -14,15 +23,26 @@ private struct MediaTypeScanner {
     var index = 0
 
     mutating func mediaType() -> Bool {
+        // RFC 9110 §5.5: a field value has no trailing whitespace (leading whitespace fails
+        // the type token below).
+        if let last = bytes.last, Self.isWhitespace(last) { return false }
         guard token(), take(UInt8(ascii: "/")), token() else { return false }
+        // parameters = *( OWS ";" OWS [ parameter ] )
         while index < bytes.count {
             skipWhitespace()
             guard take(UInt8(ascii: ";")) else { return false }
             skipWhitespace()
-            guard token(), take(UInt8(ascii: "=")) else { return false }
-            guard quotedString() || token() else { return false }
+            // An empty parameter: the text ends, or the next ";" follows.
+            if index == bytes.count || bytes[index] == UInt8(ascii: ";") { continue }
+            guard parameter() else { return false }
         }
         return true
+    }
+
+    /// `parameter-name "=" parameter-value`, without whitespace around "=".
+    private mutating func parameter() -> Bool {
+        guard token(), take(UInt8(ascii: "=")) else { return false }
+        return quotedString() || token()
     }
 
     private mutating func take(_ byte: UInt8) -> Bool {
@@ -31,14 +51,15 @@ private struct MediaTypeScanner {
         return true
     }
 
+    /// OWS (RFC 9110 §5.6.3).
     private mutating func skipWhitespace() {
-        while index < bytes.count, bytes[index] == 0x20 || bytes[index] == 0x09 { index += 1 }
+        while index < bytes.count, Self.isWhitespace(bytes[index]) { index += 1 }
     }
 
     /// One or more tchar (RFC 9110 §5.6.2).
     private mutating func token() -> Bool {
         let start = index
-        while index < bytes.count, Self.isTokenCharacter(bytes[index]) { index += 1 }
+        while index < bytes.count, HTTPToken.isTChar(bytes[index]) { index += 1 }
         return index > start
     }
 
@@ -61,17 +82,12 @@ private struct MediaTypeScanner {
         return false
     }
 
+    /// HTAB, SP and VCHAR: what qdtext and quoted-pair allow besides obs-text.
     private static func isQuotable(_ byte: UInt8) -> Bool {
         byte == 0x09 || (0x20...0x7E).contains(byte)
     }
 
-    private static func isTokenCharacter(_ byte: UInt8) -> Bool {
-        switch byte {
-        case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"),
-            UInt8(ascii: "0")...UInt8(ascii: "9"):
-            true
-        default:
-            Array("!#$%&'*+-.^_`|~".utf8).contains(byte)
-        }
+    private static func isWhitespace(_ byte: UInt8) -> Bool {
+        byte == 0x20 || byte == 0x09
     }
 }

@@ -197,7 +197,7 @@ extension HTTPRequestParser {
         }
         let name = line[line.startIndex..<colonIndex]
         // RFC 9112 §5.1: no whitespace is allowed between the field name and colon.
-        guard !name.isEmpty, name.allSatisfy(HTTPToken.isTokenByte) else {
+        guard !name.isEmpty, name.allSatisfy(HTTPToken.isTChar) else {
             return .failure(.malformedHeader("A header name is empty or holds characters outside token."))
         }
         var valueStart = colonIndex + 1
@@ -225,7 +225,7 @@ struct RequestLine {
             return .failure(.malformedRequestLine("A request line is METHOD SP TARGET SP HTTP-VERSION."))
         }
         let (methodBytes, targetBytes, versionBytes) = (parts[0], parts[1], parts[2])
-        guard methodBytes.allSatisfy(HTTPToken.isTokenByte) else {
+        guard methodBytes.allSatisfy(HTTPToken.isTChar) else {
             return .failure(.malformedRequestLine("The method is not a token."))
         }
         guard let version = parseVersion(versionBytes) else {
@@ -271,22 +271,5 @@ struct RequestLine {
             return tail.hasPrefix("?") ? "/" + tail : String(tail)
         }
         return nil
-    }
-}
-
-/// `tchar` of RFC 9110 §5.6.2.
-enum HTTPToken {
-    static func isTokenByte(_ byte: UInt8) -> Bool {
-        switch byte {
-        case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"),
-            UInt8(ascii: "0")...UInt8(ascii: "9"):
-            true
-        case UInt8(ascii: "!"), UInt8(ascii: "#"), UInt8(ascii: "$"), UInt8(ascii: "%"), UInt8(ascii: "&"),
-            UInt8(ascii: "'"), UInt8(ascii: "*"), UInt8(ascii: "+"), UInt8(ascii: "-"), UInt8(ascii: "."),
-            UInt8(ascii: "^"), UInt8(ascii: "_"), UInt8(ascii: "`"), UInt8(ascii: "|"), UInt8(ascii: "~"):
-            true
-        default:
-            false
-        }
     }
 }

@@ -47,5 +47,16 @@ enum Platform {
     static func read(_ fd: Int32, _ pointer: UnsafeMutableRawPointer, _ count: Int) -> Int {
         Darwin.read(fd, pointer, count)
     }
+
+    /// Whether the socket holds received bytes not read yet; they stay there (`MSG_PEEK`).
+    /// False at end of stream and on errors.
+    static func hasUnreadBytes(_ fd: Int32) -> Bool {
+        var byte: UInt8 = 0
+        while true {
+            let count = Darwin.recv(fd, &byte, 1, Int32(MSG_PEEK | MSG_DONTWAIT))
+            if count < 0, errno == EINTR { continue }
+            return count > 0
+        }
+    }
 }
 #endif

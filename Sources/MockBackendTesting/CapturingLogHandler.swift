@@ -2,36 +2,43 @@ import Logging
 import MockBackendHTTP
 
 /// One line a `CapturingLogHandler` kept: its level, message and metadata as text.
-struct CapturedLogRecord: Sendable {
-    let level: Logger.Level
-    let message: String
-    let metadata: [String: String]
+public struct CapturedLogRecord: Sendable {
+    public let level: Logger.Level
+    public let message: String
+    public let metadata: [String: String]
 }
 
 /// A swift-log handler that keeps every record in memory, for tests that check what the
 /// server logged. Copies of the handler (a `Logger` is a value) share one record list.
-struct CapturingLogHandler: LogHandler {
+public struct CapturingLogHandler: LogHandler {
     /// The records of every copy of one handler, safe to read from any thread.
-    final class Records: Sendable {
+    public final class Records: Sendable {
         private let records = LockedValue<[CapturedLogRecord]>([])
 
-        var all: [CapturedLogRecord] { records.withLock { $0 } }
+        public init() {}
+
+        /// Every record so far, in the order they were logged.
+        public var all: [CapturedLogRecord] { records.withLock { $0 } }
 
         func append(_ record: CapturedLogRecord) {
             records.withLock { $0.append(record) }
         }
     }
 
-    let records: Records
-    var logLevel: Logger.Level = .trace
-    var metadata: Logger.Metadata = [:]
+    public let records: Records
+    public var logLevel: Logger.Level = .trace
+    public var metadata: Logger.Metadata = [:]
 
-    subscript(metadataKey key: String) -> Logger.Metadata.Value? {
+    public init(records: Records) {
+        self.records = records
+    }
+
+    public subscript(metadataKey key: String) -> Logger.Metadata.Value? {
         get { metadata[key] }
         set { metadata[key] = newValue }
     }
 
-    func log(event: LogEvent) {
+    public func log(event: LogEvent) {
         let merged = metadata.merging(event.metadata ?? [:]) { $1 }
         records.append(
             CapturedLogRecord(
@@ -39,7 +46,7 @@ struct CapturingLogHandler: LogHandler {
     }
 
     /// A logger whose records land in the returned list.
-    static func logger() -> (Logger, Records) {
+    public static func logger() -> (Logger, Records) {
         let records = Records()
         return (Logger(label: "mockbackend.test", factory: { _ in CapturingLogHandler(records: records) }), records)
     }

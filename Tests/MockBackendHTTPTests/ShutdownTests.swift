@@ -1,0 +1,58 @@
+import Dispatch
+import Logging
+import MockBackendTesting
+import Testing
+
+@testable import MockBackendHTTP
+
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+@Suite("Shutdown answers what already arrived")
+struct ShutdownTests {
+    /// RFC 9112 §9.6: a request that reached an idle connection just before the server
+    /// stops is answered, with `Connection: close`, and then the connection ends with FIN.
+    /// The request is sent from inside the block that begins the shutdown, so it is in
+    /// the socket but its read event can only run after the shutdown began. Fails if the
+    /// shutdown closes without looking for input: the client then gets FIN and no response.
+    @Test func requestArrivingAsShutdownBeginsIsAnsweredWithConnectionClose() async throws {
+        let listener = try ListeningSocket.bind(host: "127.0.0.1", port: 0)
+        defer { _ = Platform.closeFD(listener.fileDescriptor) }
+        let client = try RawHTTPClient(port: listener.port)
+        var accepted: Int32 = -1
+        #expect(
+            await eventually {
+                accepted = Platform.accept(listener.fileDescriptor)
+                return accepted >= 0
+            })
+        let loop = DispatchQueue(label: "test.loop")
+        let closed = LockedValue(false)
+        let context = ConnectionContext(
+            configuration: HTTPServerConfiguration(), responder: TestRoutes.responder(),
+            logger: Logger(label: "test", factory: { _ in SwiftLogNoOpLogHandler() }),
+            statistics: LockedValue(ServerStatistics()), onClosed: { _ in closed.withLock { $0 = true } })
+        let connection = HTTPConnection(
+            id: 1, stream: TCPByteStream(fileDescriptor: accepted), context: context, eventLoop: loop)
+        connection.start()
+        let first = try await client.get("/hello")
+        #expect(first.headers["Connection"] == nil)
+
+        let clientFD = client.fileDescriptor
+        loop.async {
+            let request = Array("GET /items/7 HTTP/1.1\r\nHost: t\r\n\r\n".utf8)
+            let sent = request.withUnsafeBytes { send(clientFD, $0.baseAddress, $0.count, 0) }
+            precondition(sent == request.count)
+            connection.beginShutdown()
+        }
+        let response = try await client.readResponse()
+        #expect(response.text == "item 7")
+        #expect(response.headers["Connection"] == "close")
+        #expect(await client.waitForClose() == .fin)
+        #expect(await eventually { closed.current })
+        // Also keeps the connection alive until here: its sources hold it only weakly.
+        #expect(loop.sync { connection.lifecycle } == .closed)
+    }
+}
