@@ -109,9 +109,11 @@ struct FaultEventCountingTests {
             #expect(await client.waitForClose(timeout: .milliseconds(500)) == .stillOpen)
             #expect(client.buffer.count == received)
             #expect(stream.subscriberCount == 1)
-            // Only the server ends it.
-            _ = try await server.request("POST", "/__admin/streams/channels/hole/disconnect")
+            // Only the server ends it, also when asked to end it gracefully.
+            _ = try await server.request(
+                "POST", "/__admin/streams/channels/hole/disconnect", body: #"{"graceful":true}"#)
             #expect(await client.waitForClose() == .fin)
+            #expect(client.buffer.count == received)
         }
     }
 
