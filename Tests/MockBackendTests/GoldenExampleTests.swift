@@ -4,7 +4,7 @@ import MockBackendAPI
 import MockBackendTesting
 import Testing
 
-/// The literal examples of SPEC 4.1 in openapi/examples/ decode into the server's wire
+/// The player API examples in openapi/examples/ decode into the server's wire
 /// types, and what the server sends has the same fields of the same JSON types.
 @Suite("Golden examples, server side")
 struct GoldenExampleTests {

@@ -9,7 +9,7 @@ import Foundation
 
 /// Fixed endpoints that reproduce the hard cases of the event-stream spec
 /// (web-platform-tests `eventsource/` resources, the LaunchDarkly SSE contract cases),
-/// so any client can be checked without writing a stub. SPEC section 12.
+/// so any client can be checked without writing a stub (`openapi/openapi.yaml`, tag `conformance`).
 struct ConformanceRoutes {
     /// Counts requests per `key` for `status-then-ok`.
     let attempts = LockedValue<[String: Int]>([:])

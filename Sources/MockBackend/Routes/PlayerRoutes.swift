@@ -7,7 +7,7 @@ import FoundationEssentials
 import Foundation
 #endif
 
-/// The player API (SPEC 4.1): login, profile, balance, open bets, the casino route on the
+/// The player API (`openapi/openapi.yaml`, tag `player`): login, profile, balance, open bets, the casino route on the
 /// session cookie, logout, and the user-info stream. Errors keep the backend's own body.
 struct PlayerRoutes {
     let player: PlayerService

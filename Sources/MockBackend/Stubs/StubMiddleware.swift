@@ -1,8 +1,7 @@
 import MockBackendHTTP
 
-/// Answers with a stub of priority 1 before any built-in route sees the request, as
-/// SPEC section 6 asks ("built-in routes win over stubs unless the stub says
-/// `"priority":1`"). Other stubs answer from the router's fallback, only for paths no
+/// Answers with a stub of priority 1 before any built-in route sees the request: built-in
+/// routes win over stubs unless the stub says `"priority":1` (README, "Stubs"). Other stubs answer from the router's fallback, only for paths no
 /// built-in route knows (`StubStore.fallbackResponse`).
 struct StubMiddleware: HTTPMiddleware {
     /// The priority that outranks the built-in routes.

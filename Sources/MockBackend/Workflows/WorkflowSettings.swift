@@ -4,7 +4,7 @@ import FoundationEssentials
 import Foundation
 #endif
 
-/// How workflow sessions behave (SPEC 4.4).
+/// How workflow sessions behave.
 public struct WorkflowSettings: Sendable {
     /// The key every `/api/sessions` route asks for, as `Authorization: Bearer <key>` or
     /// `X-API-Key: <key>`.

@@ -11,7 +11,7 @@ public struct GenerationSummary: Sendable, Equatable {
     }
 }
 
-/// An image generation (SPEC 4.3): `progress`, then `completed` or `failed` on
+/// An image generation (`openapi/openapi.yaml`, tag `generations`): `progress`, then `completed` or `failed` on
 /// `/api/generations/{id}/progress`; `GET /api/generations/{id}` for polling (every 5 s).
 public enum GenerationJobKind: JobKind {
     public static func event(from event: ServerSentEvent) throws -> GenerationStreamEvent? {

@@ -14,7 +14,7 @@ public struct ImportSummary: Sendable, Equatable {
     }
 }
 
-/// A CSV import (SPEC 4.2): `started`, `progress`, then `complete` or `error` on
+/// A CSV import (`openapi/openapi.yaml`, tag `imports`): `started`, `progress`, then `complete` or `error` on
 /// `/api/v2/imports/{jobId}/stream`; `GET /api/v2/imports/{jobId}` for polling.
 public enum ImportJobKind: JobKind {
     public static func event(from event: ServerSentEvent) throws -> ImportStreamEvent? {

@@ -4,10 +4,10 @@
 /// Two profiles come ready:
 /// - `.generation`: reconnect after 1, 2, 4, 8, 8 s (five tries, no jitter), then poll every
 ///   5 s until the generation completes or fails — the generation API's documented
-///   fallback (SPEC 4.3).
+///   fallback (clients poll every 5 s).
 /// - `.import`: the default backoff (0.2 s doubling to 30 s, six tries, up to 25 % jitter;
 ///   the import stream's `retry: 5000` starts the series and is a floor, so in practice
-///   about 5, 10, 20, 30, 30, 30 s), then poll every 2 s. SPEC 4.2 names no interval;
+///   about 5, 10, 20, 30, 30, 30 s), then poll every 2 s. The import API names no interval;
 ///   imports move every 200 ms and last seconds to minutes, so 2 s keeps a progress bar
 ///   alive at the cost of one small GET per tick.
 public struct JobTrackerConfiguration: Sendable {
