@@ -31,14 +31,14 @@ struct AdminPlayerRoutes {
         var balance: PlayerBalanceResponse
     }
 
-    func register(on router: inout Router) {
+    func register(on admin: inout RouterGroup) {
         let player = player
-        router.get("/__admin/users") { _ in try .json(player.accounts.users) }
-        router.get("/__admin/sessions") { _ in try .json(player.accounts.sessions.map(SessionSnapshot.init)) }
-        router.post("/__admin/users") { request in
+        admin.get("/users") { _ in try .json(player.accounts.users) }
+        admin.get("/sessions") { _ in try .json(player.accounts.sessions.map(SessionSnapshot.init)) }
+        admin.post("/users") { request in
             try .json(try Self.create(request, player), status: 201)
         }
-        router.post("/__admin/sessions/{sessionId}/expire") { request in
+        admin.post("/sessions/{sessionId}/expire") { request in
             let sessionId = request.pathParameters["sessionId"] ?? ""
             let reason = try Self.reason(RequestBody.decode(EndRequest.self, from: request))
             let ended = try Self.require(player.expire(sessionId, reason: reason), sessionId, player)
@@ -47,7 +47,7 @@ struct AdminPlayerRoutes {
                     sessionId: sessionId, userId: ended.session.userId, state: ended.session.state.name,
                     reason: reason.rawValue, code: reason.code, streamsEnded: ended.streams))
         }
-        router.post("/__admin/sessions/{sessionId}/terminate") { request in
+        admin.post("/sessions/{sessionId}/terminate") { request in
             let sessionId = request.pathParameters["sessionId"] ?? ""
             let body = try RequestBody.decode(EndRequest.self, from: request)
             let ended = try Self.require(
@@ -57,7 +57,7 @@ struct AdminPlayerRoutes {
                     sessionId: sessionId, userId: ended.session.userId, state: ended.session.state.name,
                     reason: body.reason ?? "Logged out elsewhere", code: nil, streamsEnded: ended.streams))
         }
-        router.post("/__admin/users/{userId}/expire-sessions") { request in
+        admin.post("/users/{userId}/expire-sessions") { request in
             let userId = try Self.userId(request, player)
             let reason = try Self.reason(RequestBody.decode(EndRequest.self, from: request))
             let expired = player.expireAll(of: userId, reason: reason)
@@ -65,7 +65,7 @@ struct AdminPlayerRoutes {
                 "userId": .integer(userId), "expired": JSONValue.array(expired.map { .string($0.sessionId) }),
             ])
         }
-        router.post("/__admin/users/{userId}/balance") { request in
+        admin.post("/users/{userId}/balance") { request in
             let userId = try Self.userId(request, player)
             let body = try RequestBody.decode(BalanceRequest.self, from: request)
             let wallet = body.wallet ?? "Real"
