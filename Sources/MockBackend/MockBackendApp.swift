@@ -114,7 +114,8 @@ public final class MockBackendApp: Sendable {
         let endpoint = SSEEndpoint(padding: configuration.ssePadding, events: events)
         let adminToken = configuration.adminToken.flatMap { $0.isEmpty ? nil : $0 }
         HealthRoutes().register(on: &router)
-        OpenAPIRoutes(documentPath: configuration.openAPIDocument).register(on: &router)
+        OpenAPIRoutes(documentPath: configuration.openAPIDocument, adminTokenRequired: adminToken != nil)
+            .register(on: &router)
         ChannelRoutes(streams: streams, endpoint: endpoint).register(on: &router)
         ConformanceRoutes().register(on: &router)
         PlayerRoutes(player: player, endpoint: endpoint).register(on: &router)
