@@ -33,7 +33,7 @@ struct AdminPathTests {
             #expect(AdminAPI.contains(path: target), "\(target)")
             #expect(router.group(containing: target) == AdminAPI.prefix, "\(target)")
         }
-        for target in publicTargets + ["/", "/health", "/__admi", "/_admin", "/v1/__admin"] {
+        for target in publicTargets + ["/", "", "%2F__admin", "/health", "/__admi", "/_admin", "/v1/__admin"] {
             #expect(!AdminAPI.contains(path: target), "\(target)")
             #expect(router.group(containing: target) == nil, "\(target)")
         }
