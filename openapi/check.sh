@@ -18,6 +18,11 @@
 #    such event (sse_payloads.py coverage): a stream silent for the whole read checks nothing.
 # 6. Stops the server (SIGTERM must end it with status 0) and fails on any finding, on a
 #    crash, or on a fatal error in the server's log.
+# 7. Starts a second server WITHOUT an admin token, validates the document it serves (whose
+#    admin operations declare `security: []`), and runs schemathesis' authentication check
+#    (`ignored_auth`) on the admin operations of that document against that server: a
+#    document that still declared the token there would fail (the server lets requests
+#    without it through). Stopped and checked as in 6.
 #
 # Run from the repository root after `swift build`. Installs what it uses into
 # .build/contract-venv. CONTRACT_MAX_EXAMPLES (default 25) bounds the fuzzing phase;
@@ -45,6 +50,52 @@ cleanup() {
 trap cleanup EXIT
 
 log() { printf 'contract: %s\n' "$*"; }
+
+# start_server LOG ARGS...: starts the built server with ARGS on port 0, logging to LOG;
+# sets SERVER_PID and BASE_URL, or exits when it does not come up.
+start_server() {
+    local server_log=$1 port=""
+    shift
+    "$BIN" --port 0 "$@" >"$server_log" 2>&1 &
+    SERVER_PID=$!
+    for _ in $(seq 1 100); do
+        port=$(sed -n 's|^mockbackend listening on http://127\.0\.0\.1:\([0-9]*\)$|\1|p' "$server_log" | tail -1)
+        [ -n "$port" ] && break
+        kill -0 "$SERVER_PID" 2>/dev/null || break
+        sleep 0.1
+    done
+    if [ -z "$port" ]; then
+        echo "contract: the server did not start" >&2
+        cat "$server_log" >&2
+        exit 1
+    fi
+    BASE_URL="http://127.0.0.1:$port"
+    log "server on $BASE_URL"
+}
+
+# stop_server LOG: fails (status=1) unless the server is still up, ends on SIGTERM with
+# status 0, and left no fatal error in LOG.
+stop_server() {
+    local server_log=$1 server_status=0
+    if ! kill -0 "$SERVER_PID" 2>/dev/null; then
+        echo "contract: the server died during the run" >&2
+        tail -50 "$server_log" >&2
+        status=1
+    else
+        kill -TERM "$SERVER_PID"
+        wait "$SERVER_PID" || server_status=$?
+        if [ "$server_status" -ne 0 ]; then
+            echo "contract: the server exited with $server_status on SIGTERM" >&2
+            status=1
+        fi
+    fi
+    SERVER_PID=""
+    if grep -q "Fatal error" "$server_log"; then
+        echo "contract: fatal error in the server log" >&2
+        grep -A5 "Fatal error" "$server_log" >&2
+        status=1
+    fi
+}
 
 # --- tools -------------------------------------------------------------------------------
 if ! python3 -c 'import venv, ensurepip' 2>/dev/null; then
@@ -85,23 +136,8 @@ SERVER_LOG="$WORK/server.log"
 # An HTTPS listener with a throwaway certificate, so that GET /__admin/tls/cert.pem answers.
 # --admin-token: the admin operations declare it, and `ignored_auth` checks that each one
 # refuses a request without it or with a wrong one.
-"$BIN" --port 0 --api-key "$API_KEY" --admin-token "$ADMIN_TOKEN" --speed "$SPEED" \
-    --userinfo-idle-timeout 10 --seed 7 --tls-port 0 --tls-self-signed --log-level warning >"$SERVER_LOG" 2>&1 &
-SERVER_PID=$!
-PORT=""
-for _ in $(seq 1 100); do
-    PORT=$(sed -n 's|^mockbackend listening on http://127\.0\.0\.1:\([0-9]*\)$|\1|p' "$SERVER_LOG" | tail -1)
-    [ -n "$PORT" ] && break
-    kill -0 "$SERVER_PID" 2>/dev/null || break
-    sleep 0.1
-done
-if [ -z "$PORT" ]; then
-    echo "contract: the server did not start" >&2
-    cat "$SERVER_LOG" >&2
-    exit 1
-fi
-BASE_URL="http://127.0.0.1:$PORT"
-log "server on $BASE_URL"
+start_server "$SERVER_LOG" --api-key "$API_KEY" --admin-token "$ADMIN_TOKEN" --speed "$SPEED" \
+    --userinfo-idle-timeout 10 --seed 7 --tls-port 0 --tls-self-signed --log-level warning
 
 # --- event payloads are validated ---------------------------------------------------------
 # The broken copy asks the one event of GET /conformance/sse/headers for a header no request
@@ -151,25 +187,36 @@ else
 fi
 
 # --- the server again --------------------------------------------------------------------
-if ! kill -0 "$SERVER_PID" 2>/dev/null; then
-    echo "contract: the server died during the run" >&2
-    tail -50 "$SERVER_LOG" >&2
-    status=1
-else
-    kill -TERM "$SERVER_PID"
-    server_status=0
-    wait "$SERVER_PID" || server_status=$?
-    SERVER_PID=""
-    if [ "$server_status" -ne 0 ]; then
-        echo "contract: the server exited with $server_status on SIGTERM" >&2
-        status=1
-    fi
-fi
-if grep -q "Fatal error" "$SERVER_LOG"; then
-    echo "contract: fatal error in the server log" >&2
-    grep -A5 "Fatal error" "$SERVER_LOG" >&2
-    status=1
-fi
+stop_server "$SERVER_LOG"
+
+# --- the admin API of a server without a token ---------------------------------------------
+# Such a server serves the document with every admin operation open (`security: []`); the
+# document must still be valid, and `ignored_auth` (which fails an operation that declares
+# authentication yet answers 2xx without it) must pass on every admin operation of the
+# document it serves. Short: a few cases an operation, fixtures from the hooks.
+OPEN_LOG="$WORK/server-open.log"
+start_server "$OPEN_LOG" --api-key "$API_KEY" --speed "$SPEED" --seed 7 --tls-port 0 --tls-self-signed \
+    --log-level warning
+"$VENV/bin/python" -c 'import sys, urllib.request; sys.stdout.buffer.write(urllib.request.urlopen(sys.argv[1]).read())' \
+    "$BASE_URL/openapi.yaml" >"$WORK/served-open.yaml"
+log "validating the document a server without an admin token serves"
+"$VENV/bin/openapi-spec-validator" "$WORK/served-open.yaml" || status=1
+CONTRACT_BASE_URL=$BASE_URL CONTRACT_API_KEY=$API_KEY CONTRACT_SPEED=$SPEED \
+    HYPOTHESIS_STORAGE_DIRECTORY="$ROOT/.build/contract-hypothesis" \
+    SCHEMATHESIS_HOOKS="${CONTRACT_HOOKS:-$ROOT/openapi/contract_hooks.py}" \
+    timeout --signal=INT --kill-after=30 "${CONTRACT_TIME_LIMIT:-1200}" \
+    "$VENV/bin/schemathesis" --config-file openapi/schemathesis.toml run "$BASE_URL/openapi.yaml" \
+    --url "$BASE_URL" \
+    --include-path-regex '^/__admin' \
+    --checks ignored_auth \
+    --phases examples,fuzzing \
+    --max-examples 5 \
+    --request-timeout 2 \
+    --workers 1 \
+    --seed "${CONTRACT_SEED:-20261122}" \
+    --generation-database none \
+    --no-color || status=$?
+stop_server "$OPEN_LOG"
 
 if [ "$status" -eq 0 ]; then
     log "the server conforms to openapi/openapi.yaml"

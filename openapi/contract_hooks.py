@@ -6,7 +6,8 @@ Four jobs, none of which skips an operation or a check:
   player session (`X-SessionId`, or the `sessionId` cookie on the casino route), a fresh
   bearer token from `POST /api/auth/login`, the workflow API key (as `Authorization:
   Bearer` or `X-API-Key`, alternately), or the admin token the server was started with
-  (`Authorization: Bearer`; on `GET /__admin/events` that or `?access_token=`, alternately).
+  (`Authorization: Bearer`; on `GET /__admin/events` that or `?access_token=`, alternately),
+  when the server has one.
   Schemathesis' `ignored_auth` check then removes or spoils them itself to see that they
   are enforced.
 * Test data. Path parameters that name things (a user, an import job, a generation, a
@@ -25,8 +26,8 @@ Four jobs, none of which skips an operation or a check:
   user-info stream, which is silent unless a balance moves, gets balance postings while it
   is read.
 
-The server is started by check.sh; its base URL, API key, admin token and clock speed come
-from the environment.
+The server is started by check.sh; its base URL, API key, admin token (none for the run
+against a server without one) and clock speed come from the environment.
 """
 
 from __future__ import annotations
@@ -45,10 +46,11 @@ import schemathesis
 
 BASE = os.environ["CONTRACT_BASE_URL"]
 API_KEY = os.environ["CONTRACT_API_KEY"]
-# check.sh starts the server with --admin-token: every /__admin route but the health check
-# and the certificate asks for it.
-ADMIN_TOKEN = os.environ["CONTRACT_ADMIN_TOKEN"]
-ADMIN_HEADERS = {"Authorization": f"Bearer {ADMIN_TOKEN}"}
+# check.sh starts its main run's server with --admin-token: every /__admin route but the
+# health check and the certificate asks for it. Its admin-auth run starts one without the
+# flag and sets none: the admin API is open, and nothing sends a token.
+ADMIN_TOKEN = os.environ.get("CONTRACT_ADMIN_TOKEN", "")
+ADMIN_HEADERS = {"Authorization": f"Bearer {ADMIN_TOKEN}"} if ADMIN_TOKEN else {}
 SPEED = float(os.environ.get("CONTRACT_SPEED", "1"))
 # How often a path parameter names something that exists; the rest stay as generated.
 FIXTURE_SHARE = 0.75
@@ -169,12 +171,11 @@ class WorkflowKeyAuth:
 _admin_counter = itertools.count()
 
 
-@schemathesis.auth(refresh_interval=None, retry_on=[]).apply_to(path_regex=r"^/__admin/").skip_for(
-    path=["/__admin/health", "/__admin/tls/cert.pem"]
-)
 class AdminTokenAuth:
     """The admin token: as `Authorization: Bearer`, or on the admin feed (which a browser's
-    EventSource opens) as `?access_token=` every other time, the two ways the document allows."""
+    EventSource opens) as `?access_token=` every other time, the two ways the document allows.
+    Registered only when the server has a token: without one the served document declares the
+    admin operations open, and a request that carried a token would not show that they are."""
 
     def get(self, case, context):
         return ADMIN_TOKEN
@@ -184,6 +185,12 @@ class AdminTokenAuth:
             case.query = {**(case.query or {}), "access_token": data}
         else:
             case.headers = {**(case.headers or {}), "Authorization": f"Bearer {data}"}
+
+
+if ADMIN_TOKEN:
+    schemathesis.auth(refresh_interval=None, retry_on=[]).apply_to(path_regex=r"^/__admin/").skip_for(
+        path=["/__admin/health", "/__admin/tls/cert.pem"]
+    )(AdminTokenAuth)
 
 
 # Test data -----------------------------------------------------------------------------

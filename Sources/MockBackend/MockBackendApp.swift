@@ -12,7 +12,7 @@ public final class MockBackendApp: Sendable {
     public let streams: EventStreamRegistry
     /// Users, sessions and the player API's behaviour.
     public let player: PlayerService
-    /// Every request answered outside `/__admin`.
+    /// Every request answered outside the admin API (`AdminAPI`).
     public let requests: RequestJournal
     /// The live feed of what happens, `GET /__admin/events`.
     public let events: AdminEventFeed
@@ -79,21 +79,14 @@ public final class MockBackendApp: Sendable {
                 "public directory not found; static files are off",
                 metadata: ["path": "\(configuration.publicDirectory)"])
         }
-        // Paths no built-in route knows: a stub if one matches, else a static file.
+        // Public paths no route knows: a stub if one matches, else a static file.
         let fallback: @Sendable (HTTPRequest) throws -> HTTPResponse? = { request in
             if let response = stubs.fallbackResponse(for: request) { return response }
             return try staticFiles?.respond(to: request)
         }
-        var middleware: [any HTTPMiddleware] = [
-            RequestJournalMiddleware(journal: requests), FaultMiddleware(store: faults, feed: events),
-            StubMiddleware(stubs: stubs),
-        ]
-        if let token = configuration.adminToken, !token.isEmpty {
-            middleware.insert(AdminAuthenticationMiddleware(token: token), at: 0)
-        }
-        let responder = RoutingResponder(
-            router: router, middleware: middleware,
-            fallback: fallback, logger: logger)
+        // The router carries the middleware: the public stack around the public routes and
+        // this fallback, the admin stack around the admin group (`makeRouter`).
+        let responder = RoutingResponder(router: router, fallback: fallback, logger: logger)
         server = HTTPServer(configuration: configuration.http, responder: responder, logger: logger)
         tlsServer = configuration.tls.map { tls in
             var http = configuration.http
@@ -102,38 +95,55 @@ public final class MockBackendApp: Sendable {
         }
     }
 
-    /// The one wiring function: every route of the mock, in one place.
+    /// The one wiring function: every route of the mock, in one place, in two parts.
+    ///
+    /// - The public routes, with the request journal, the fault rules and the priority stubs
+    ///   around them (outermost first); the same stack wraps the fallback (the other stubs,
+    ///   then static files) for paths no route knows.
+    /// - The admin group, every path under `AdminAPI.prefix`, with only the admin token check
+    ///   around it (when `--admin-token` is set): admin requests are never journaled, faulted
+    ///   or stubbed, and an unknown admin path is the group's 404, never a stub or a file.
     static func makeRouter(
         configuration: MockBackendConfiguration, streams: EventStreamRegistry, player: PlayerService,
         requests: RequestJournal, clock: SimulationClock, imports: ImportService, generations: GenerationService,
         workflows: WorkflowService, events: AdminEventFeed, faults: FaultStore, stubs: StubStore
     ) -> Router {
-        var router = Router()
+        var router = Router(middleware: [
+            RequestJournalMiddleware(journal: requests), FaultMiddleware(store: faults, feed: events),
+            StubMiddleware(stubs: stubs),
+        ])
         let endpoint = SSEEndpoint(padding: configuration.ssePadding, events: events)
+        let adminToken = configuration.adminToken.flatMap { $0.isEmpty ? nil : $0 }
         HealthRoutes().register(on: &router)
-        OpenAPIRoutes(documentPath: configuration.openAPIDocument).register(on: &router)
-        AdminStreamRoutes(streams: streams).register(on: &router)
+        OpenAPIRoutes(documentPath: configuration.openAPIDocument, adminTokenRequired: adminToken != nil)
+            .register(on: &router)
         ChannelRoutes(streams: streams, endpoint: endpoint).register(on: &router)
         ConformanceRoutes().register(on: &router)
         PlayerRoutes(player: player, endpoint: endpoint).register(on: &router)
-        AdminSessionRoutes(player: player).register(on: &router)
-        AdminUserRoutes(player: player).register(on: &router)
-        AdminStateRoutes(
-            player: player, streams: streams, journal: requests, imports: imports, generations: generations,
-            workflows: workflows, scenario: configuration.scenario, faults: faults, stubs: stubs
-        )
-        .register(on: &router)
-        AdminClockRoutes(clock: clock).register(on: &router)
-        AdminFaultRoutes(store: faults).register(on: &router)
-        AdminMappingRoutes(stubs: stubs).register(on: &router)
         ImportRoutes(imports: imports, endpoint: endpoint).register(on: &router)
-        AdminImportRoutes(imports: imports).register(on: &router)
         GenerationRoutes(generations: generations, player: player, endpoint: endpoint).register(on: &router)
-        AdminGenerationRoutes(generations: generations).register(on: &router)
         WorkflowRoutes(workflows: workflows, endpoint: endpoint).register(on: &router)
-        AdminWorkflowRoutes(workflows: workflows).register(on: &router)
-        AdminEventRoutes(events: events, endpoint: endpoint).register(on: &router)
-        AdminTLSRoutes(certificatePEM: configuration.tls?.certificatePEM).register(on: &router)
+
+        let adminMiddleware: [any HTTPMiddleware] = adminToken.map { [AdminAuthenticationMiddleware(token: $0)] } ?? []
+        router.group(AdminAPI.prefix, middleware: adminMiddleware) { admin in
+            AdminHealthRoutes().register(on: &admin)
+            AdminStreamRoutes(streams: streams).register(on: &admin)
+            AdminSessionRoutes(player: player).register(on: &admin)
+            AdminUserRoutes(player: player).register(on: &admin)
+            AdminStateRoutes(
+                player: player, streams: streams, journal: requests, imports: imports, generations: generations,
+                workflows: workflows, scenario: configuration.scenario, faults: faults, stubs: stubs
+            )
+            .register(on: &admin)
+            AdminClockRoutes(clock: clock).register(on: &admin)
+            AdminFaultRoutes(store: faults).register(on: &admin)
+            AdminMappingRoutes(stubs: stubs).register(on: &admin)
+            AdminImportRoutes(imports: imports).register(on: &admin)
+            AdminGenerationRoutes(generations: generations).register(on: &admin)
+            AdminWorkflowRoutes(workflows: workflows).register(on: &admin)
+            AdminEventRoutes(events: events, endpoint: endpoint).register(on: &admin)
+            AdminTLSRoutes(certificatePEM: configuration.tls?.certificatePEM).register(on: &admin)
+        }
         return router
     }
 

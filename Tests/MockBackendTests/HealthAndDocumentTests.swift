@@ -27,14 +27,53 @@ struct HealthAndDocumentTests {
         }
     }
 
-    @Test func servesTheOpenAPIDocumentFromDisk() async throws {
-        try await withRunningServer { server in
+    /// With `--admin-token` the document declares what the server does: it is served as it is.
+    @Test func withATokenServesTheOpenAPIDocumentAsItIsOnDisk() async throws {
+        try await withRunningServer(AdminAuthenticationTests.guarded()) { server in
             let response = try await server.connect().get("/openapi.yaml")
             #expect(response.status == 200)
             #expect(response.headers["Content-Type"] == "application/yaml")
             let onDisk = try String(contentsOfFile: PackageRoot.path + "/openapi/openapi.yaml", encoding: .utf8)
             #expect(response.text == onDisk)
             #expect(response.text.hasPrefix("openapi: 3.1"))
+        }
+    }
+
+    /// Without `--admin-token` the admin API asks for nothing, so the served document
+    /// declares its operations open (`security: []`) and says why; the rest is as on disk.
+    @Test func withoutATokenTheServedDocumentDeclaresTheAdminAPIOpen() async throws {
+        try await withRunningServer { server in
+            let response = try await server.connect().get("/openapi.yaml")
+            #expect(response.status == 200)
+            let onDisk = try String(contentsOfFile: PackageRoot.path + "/openapi/openapi.yaml", encoding: .utf8)
+            // The `security` keys of the operations, one flow sequence a line.
+            func security(_ document: String) -> [Substring] {
+                document.split(separator: "\n").filter { $0.drop { $0 == " " }.hasPrefix("security:") }
+            }
+            let served = security(response.text)
+            let original = security(onDisk)
+            let admin = original.filter { $0.contains("adminBearer") }
+            #expect(admin.count > 40)
+            #expect(!served.contains { $0.contains("admin") })
+            #expect(served.filter { $0.hasSuffix("security: []") }.count == admin.count)
+            // Every other security requirement is kept, in order.
+            #expect(served.filter { !$0.hasSuffix("security: []") } == original.filter { !$0.contains("admin") })
+            #expect(response.text.contains("This server was started without `--admin-token`"))
+            #expect(response.text.hasPrefix("openapi: 3.1"))
+        }
+    }
+
+    /// The document is read on each request, so an edit shows without a restart.
+    @Test func anEditedDocumentIsServedWithoutARestart() async throws {
+        let path = NSTemporaryDirectory() + "openapi-\(UUID().uuidString).yaml"
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        try "openapi: 3.1.0\n# first\n".write(toFile: path, atomically: true, encoding: .utf8)
+        var configuration = MockBackendConfiguration.forTesting()
+        configuration.openAPIDocument = path
+        try await withRunningServer(configuration) { server in
+            #expect(try await server.connect().get("/openapi.yaml").text.contains("# first"))
+            try "openapi: 3.1.0\n# second\n".write(toFile: path, atomically: true, encoding: .utf8)
+            #expect(try await server.connect().get("/openapi.yaml").text.contains("# second"))
         }
     }
 

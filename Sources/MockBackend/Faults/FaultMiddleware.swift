@@ -9,7 +9,9 @@ struct FaultMiddleware: HTTPMiddleware {
     let feed: AdminEventFeed
 
     func respond(to request: HTTPRequest, next: (HTTPRequest) throws -> HTTPResponse) throws -> HTTPResponse {
-        guard !request.path.hasPrefix("/__admin"), let rule = store.fire(for: request) else { return try next(request) }
+        guard !AdminAPI.contains(path: request.path), let rule = store.fire(for: request) else {
+            return try next(request)
+        }
         var response = try answer(request, rule.fault, next: next)
         response.notes["fault"] = "\(rule.fault.kind) \(rule.id)"
         feed.publish(

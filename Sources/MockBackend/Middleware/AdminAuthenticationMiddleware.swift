@@ -7,16 +7,20 @@ import MockBackendHTTP
 /// about the mock) and `GET /__admin/tls/cert.pem` (the certificate is public: every TLS
 /// handshake shows it, and a phone installing it from Safari cannot send a header).
 ///
-/// The admin prefix is read from the path's segments as the router reads them, so
-/// `//__admin/...` cannot slip past the check into an admin route.
+/// Wired on the admin group, so it runs around every admin route and around the 404 and 405
+/// of every other admin path (an unknown admin path is 401 before it is 404). Whether a path
+/// is an admin path is `AdminAPI`'s answer, the router's own, and the open routes are told
+/// apart by the path's segments as the router reads them (`PathSegments`), so neither
+/// `//__admin/sessions` nor `/__admin//health/x` slips past the check.
 struct AdminAuthenticationMiddleware: HTTPMiddleware {
     let token: String
 
     private static let openRoutes: [[Substring]] = [["__admin", "health"], ["__admin", "tls", "cert.pem"]]
 
     func respond(to request: HTTPRequest, next: (HTTPRequest) throws -> HTTPResponse) throws -> HTTPResponse {
-        let segments = request.path.split(separator: "/", omittingEmptySubsequences: true)
-        guard segments.first == "__admin", !Self.openRoutes.contains(segments) else { return try next(request) }
+        guard AdminAPI.contains(path: request.path) else { return try next(request) }
+        let segments = Array(PathSegments(request.path))
+        guard !Self.openRoutes.contains(segments) else { return try next(request) }
         var presented: [Substring] = []
         if let authorization = request.headers["Authorization"] {
             // The scheme is case-insensitive (RFC 9110 §11.1); another scheme counts as a wrong token.

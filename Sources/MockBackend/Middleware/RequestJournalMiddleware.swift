@@ -1,11 +1,13 @@
 import MockBackendHTTP
 
-/// Records every request outside `/__admin` in the request journal with the status it got.
+/// Records every request outside the admin API in the request journal with the status it
+/// got. Wired on the router's public routes only; it asks `AdminAPI` too, so that it never
+/// journals an admin request wherever it runs.
 struct RequestJournalMiddleware: HTTPMiddleware {
     let journal: RequestJournal
 
     func respond(to request: HTTPRequest, next: (HTTPRequest) throws -> HTTPResponse) throws -> HTTPResponse {
-        guard !request.path.hasPrefix("/__admin") else { return try next(request) }
+        guard !AdminAPI.contains(path: request.path) else { return try next(request) }
         let start = ContinuousClock.now
         do {
             let response = try next(request)

@@ -24,10 +24,10 @@ struct AdminClockRoutes {
         var timersFired: Int
     }
 
-    func register(on router: inout Router) {
+    func register(on admin: inout RouterGroup) {
         let clock = clock
-        router.get("/__admin/clock") { _ in try .json(Self.state(of: clock)) }
-        router.put("/__admin/clock") { request in
+        admin.get("/clock") { _ in try .json(Self.state(of: clock)) }
+        admin.put("/clock") { request in
             let body = try RequestBody.decode(SpeedRequest.self, from: request)
             guard body.speed > 0, body.speed <= 10_000, body.speed.isFinite else {
                 throw ProblemDetails.badRequest(
@@ -40,7 +40,7 @@ struct AdminClockRoutes {
             clock.setSpeed(body.speed)
             return try .json(Self.state(of: clock))
         }
-        router.post("/__admin/clock/advance") { request in
+        admin.post("/clock/advance") { request in
             let body = try RequestBody.decode(AdvanceRequest.self, from: request)
             guard body.ms >= 0, body.ms <= 86_400_000 * 365, body.ms.isFinite else {
                 throw ProblemDetails.badRequest(

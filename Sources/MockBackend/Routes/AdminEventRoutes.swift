@@ -8,9 +8,9 @@ struct AdminEventRoutes {
     let events: AdminEventFeed
     let endpoint: SSEEndpoint
 
-    func register(on router: inout Router) {
+    func register(on admin: inout RouterGroup) {
         let (events, endpoint) = (events, endpoint)
-        router.get("/__admin/events") { request in
+        admin.get("/events") { request in
             try endpoint.response(for: request, stream: events.stream)
         }
     }

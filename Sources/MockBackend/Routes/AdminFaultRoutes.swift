@@ -11,9 +11,9 @@ struct AdminFaultRoutes {
         var probability: Double?
     }
 
-    func register(on router: inout Router) {
+    func register(on admin: inout RouterGroup) {
         let store = store
-        router.post("/__admin/faults") { request in
+        admin.post("/faults") { request in
             let body: NewRule
             do {
                 body = try RequestBody.decode(NewRule.self, from: request)
@@ -27,9 +27,9 @@ struct AdminFaultRoutes {
                     probability: body.probability))
             return try .json(rule, status: 201)
         }
-        router.get("/__admin/faults") { _ in try .json(store.all) }
-        router.delete("/__admin/faults") { _ in try .json(["removed": store.removeAll()]) }
-        router.delete("/__admin/faults/{id}") { request in
+        admin.get("/faults") { _ in try .json(store.all) }
+        admin.delete("/faults") { _ in try .json(["removed": store.removeAll()]) }
+        admin.delete("/faults/{id}") { request in
             let id = request.pathParameters["id"] ?? ""
             guard store.remove(id) else {
                 throw ProblemDetails(status: 404, code: "FAULT_NOT_FOUND", detail: "No fault rule \(id).")

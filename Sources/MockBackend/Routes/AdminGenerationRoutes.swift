@@ -36,16 +36,16 @@ struct AdminGenerationRoutes {
         var message: String?
     }
 
-    func register(on router: inout Router) {
+    func register(on admin: inout RouterGroup) {
         let generations = generations
-        router.get("/__admin/generations") { _ in try .json(generations.all.map(Entry.init)) }
-        router.post("/__admin/generations/{id}/fail") { request in
+        admin.get("/generations") { _ in try .json(generations.all.map(Entry.init)) }
+        admin.post("/generations/{id}/fail") { request in
             let generation = try GenerationRoutes.generation(request, generations, userId: nil)
             let body = try RequestBody.decode(FailRequest.self, from: request)
             let failed = generations.fail(generation, message: body.message ?? "The generation failed (admin).")
             return try Self.answer(failed, generation)
         }
-        router.post("/__admin/generations/{id}/complete") { request in
+        admin.post("/generations/{id}/complete") { request in
             let generation = try GenerationRoutes.generation(request, generations, userId: nil)
             return try Self.answer(generations.complete(generation), generation)
         }

@@ -37,25 +37,25 @@ struct AdminImportRoutes {
         var message: String?
     }
 
-    func register(on router: inout Router) {
+    func register(on admin: inout RouterGroup) {
         let imports = imports
-        router.get("/__admin/imports") { _ in try .json(imports.all.map(Entry.init)) }
-        router.post("/__admin/imports/{jobId}/fail") { request in
+        admin.get("/imports") { _ in try .json(imports.all.map(Entry.init)) }
+        admin.post("/imports/{jobId}/fail") { request in
             let job = try ImportRoutes.job(request, imports)
             let body = try RequestBody.decode(FailRequest.self, from: request)
             let failed = imports.fail(
                 job, code: body.code ?? "IMPORT_FAILED", message: body.message ?? "The import failed (admin).")
             return try Self.answer(failed, job, "it has already finished")
         }
-        router.post("/__admin/imports/{jobId}/pause") { request in
+        admin.post("/imports/{jobId}/pause") { request in
             let job = try ImportRoutes.job(request, imports)
             return try Self.answer(imports.setPaused(job, true), job, "only a queued or processing job can pause")
         }
-        router.post("/__admin/imports/{jobId}/resume") { request in
+        admin.post("/imports/{jobId}/resume") { request in
             let job = try ImportRoutes.job(request, imports)
             return try Self.answer(imports.setPaused(job, false), job, "only a paused job can resume")
         }
-        router.post("/__admin/imports/{jobId}/complete") { request in
+        admin.post("/imports/{jobId}/complete") { request in
             let job = try ImportRoutes.job(request, imports)
             return try Self.answer(imports.complete(job), job, "it has already finished")
         }

@@ -6,43 +6,43 @@ import MockBackendHTTP
 struct AdminMappingRoutes {
     let stubs: StubStore
 
-    func register(on router: inout Router) {
+    func register(on admin: inout RouterGroup) {
         let stubs = stubs
-        router.post("/__admin/mappings") { request in
+        admin.post("/mappings") { request in
             let mapping = try StubMapping.parse(body: request.body, newID: stubs.newID)
             stubs.add(mapping)
             var response = try HTTPResponse.json(mapping.json, status: 201)
             response.headers.set("Location", "/__admin/mappings/\(mapping.id)")
             return response
         }
-        router.get("/__admin/mappings") { request in
+        admin.get("/mappings") { request in
             let (offset, limit) = try Self.page(of: request)
             let all = stubs.all
             return try Self.list(Array(all.dropFirst(offset).prefix(limit)), total: all.count)
         }
-        router.delete("/__admin/mappings") { _ in try .json(["deleted": stubs.removeAll()]) }
-        router.post("/__admin/mappings/reset") { _ in
+        admin.delete("/mappings") { _ in try .json(["deleted": stubs.removeAll()]) }
+        admin.post("/mappings/reset") { _ in
             stubs.reset()
             let all = stubs.all
             return try Self.list(all, total: all.count)
         }
-        router.post("/__admin/mappings/import") { request in
+        admin.post("/mappings/import") { request in
             // All or nothing: nothing is added unless every mapping is valid.
             let mappings = try MappingFiles.parse(request.body, newID: stubs.newID)
             stubs.add(mappings)
             return try Self.list(mappings, total: mappings.count)
         }
-        router.get("/__admin/mappings/{id}") { request in
+        admin.get("/mappings/{id}") { request in
             try .json(try Self.existing(request, in: stubs).json)
         }
-        router.put("/__admin/mappings/{id}") { request in
+        admin.put("/mappings/{id}") { request in
             let id = try Self.existing(request, in: stubs).id
             // The path names the mapping, as in WireMock; an id in the body is only checked.
             let mapping = try StubMapping.parse(body: request.body, fixedID: id, newID: { id })
             guard stubs.update(mapping) else { throw Self.notFound(id) }
             return try .json(mapping.json)
         }
-        router.delete("/__admin/mappings/{id}") { request in
+        admin.delete("/mappings/{id}") { request in
             let id = request.pathParameters["id"] ?? ""
             guard stubs.remove(id: id) else { throw Self.notFound(id) }
             return try .json(["deleted": 1])

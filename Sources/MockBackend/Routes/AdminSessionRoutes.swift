@@ -20,10 +20,10 @@ struct AdminSessionRoutes {
         var streamsEnded: Int
     }
 
-    func register(on router: inout Router) {
+    func register(on admin: inout RouterGroup) {
         let player = player
-        router.get("/__admin/sessions") { _ in try .json(player.accounts.sessions.map(SessionSnapshot.init)) }
-        router.post("/__admin/sessions/{sessionId}/expire") { request in
+        admin.get("/sessions") { _ in try .json(player.accounts.sessions.map(SessionSnapshot.init)) }
+        admin.post("/sessions/{sessionId}/expire") { request in
             let sessionId = request.pathParameters["sessionId"] ?? ""
             let reason = try Self.reason(RequestBody.decode(EndRequest.self, from: request))
             let ended = try Self.require(player.expire(sessionId, reason: reason), sessionId, player)
@@ -32,7 +32,7 @@ struct AdminSessionRoutes {
                     sessionId: sessionId, userId: ended.session.userId, state: ended.session.state.name,
                     reason: reason.reason, code: reason.code, streamsEnded: ended.streams))
         }
-        router.post("/__admin/sessions/{sessionId}/terminate") { request in
+        admin.post("/sessions/{sessionId}/terminate") { request in
             let sessionId = request.pathParameters["sessionId"] ?? ""
             let body = try RequestBody.decode(EndRequest.self, from: request)
             let reason = try Self.text(body.reason) ?? "Logged out elsewhere"

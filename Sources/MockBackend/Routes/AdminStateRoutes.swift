@@ -27,18 +27,18 @@ struct AdminStateRoutes {
         var requestCount: Int
     }
 
-    func register(on router: inout Router) {
+    func register(on admin: inout RouterGroup) {
         let (player, streams, journal, imports, generations, workflows, scenario) = (
             player, streams, journal, imports, generations, workflows, scenario
         )
-        router.get("/__admin/state") { _ in
+        admin.get("/state") { _ in
             try .json(
                 State(
                     users: player.accounts.users,
                     sessions: player.accounts.sessions.map(SessionSnapshot.init), streams: streams.all.map(\.snapshot),
                     requestCount: journal.count(matching: RequestMatcher())))
         }
-        router.post("/__admin/reset") { _ in
+        admin.post("/reset") { _ in
             player.reset(users: scenario.users)
             imports.removeAll()
             generations.removeAll()
@@ -51,7 +51,7 @@ struct AdminStateRoutes {
             stubs?.reset()
             return .json(bytes: Array(#"{"reset":true}"#.utf8))
         }
-        router.get("/__admin/requests") { request in
+        admin.get("/requests") { request in
             var matcher = RequestMatcher(method: request.queryValue("method"), path: request.queryValue("path"))
             matcher = try matcher.validated()
             let since = try request.queryValue("since").map { text -> Date in
@@ -70,10 +70,10 @@ struct AdminStateRoutes {
             }
             return try .json(journal.entries(matching: matcher, since: since, limit: limit))
         }
-        router.post("/__admin/requests/count") { request in
+        admin.post("/requests/count") { request in
             let matcher = try RequestBody.decode(RequestMatcher.self, from: request).validated()
             return try .json(["count": journal.count(matching: matcher)])
         }
-        router.delete("/__admin/requests") { _ in try .json(["cleared": journal.clear()]) }
+        admin.delete("/requests") { _ in try .json(["cleared": journal.clear()]) }
     }
 }

@@ -48,13 +48,13 @@ struct AdminStreamRoutes {
         var disconnected: Int
     }
 
-    func register(on router: inout Router) {
+    func register(on admin: inout RouterGroup) {
         let streams = streams
-        router.get("/__admin/streams") { _ in try .json(streams.all.map(\.snapshot)) }
-        router.get("/__admin/streams/connections") { request in
+        admin.get("/streams") { _ in try .json(streams.all.map(\.snapshot)) }
+        admin.get("/streams/connections") { request in
             try .json(streams.journal.snapshots(stream: request.queryValue("stream")))
         }
-        router.post("/__admin/streams/{stream...}/events") { request in
+        admin.post("/streams/{stream...}/events") { request in
             let name = request.pathParameters["stream"] ?? ""
             let push = try RequestBody.decode(PushRequest.self, from: request)
             let stream = try Self.stream(named: name, in: streams)
@@ -62,7 +62,7 @@ struct AdminStreamRoutes {
             if let flood = try Self.flood(push, into: stream, patience: streams.floodPatience) { return flood }
             return try .json(Self.push(push, into: stream), status: 200)
         }
-        router.post("/__admin/streams/{stream...}/disconnect") { request in
+        admin.post("/streams/{stream...}/disconnect") { request in
             let name = request.pathParameters["stream"] ?? ""
             let options = try RequestBody.decode(DisconnectRequest.self, from: request)
             let stream = try Self.stream(named: name, in: streams)

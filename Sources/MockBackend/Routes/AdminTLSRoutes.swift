@@ -6,9 +6,9 @@ struct AdminTLSRoutes {
     /// Nil when no HTTPS listener runs.
     let certificatePEM: String?
 
-    func register(on router: inout Router) {
+    func register(on admin: inout RouterGroup) {
         let body = certificatePEM.map { Array($0.utf8) }
-        router.get("/__admin/tls/cert.pem") { _ in
+        admin.get("/tls/cert.pem") { _ in
             guard let body else {
                 throw ProblemDetails(
                     status: 404, code: "TLS_DISABLED", detail: "No HTTPS listener runs: start with --tls-port.")

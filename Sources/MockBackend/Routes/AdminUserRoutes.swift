@@ -24,23 +24,23 @@ struct AdminUserRoutes {
         var sessionsEnded: [String]
     }
 
-    func register(on router: inout Router) {
+    func register(on admin: inout RouterGroup) {
         let player = player
-        router.get("/__admin/users") { _ in try .json(player.accounts.users) }
-        router.post("/__admin/users") { request in
+        admin.get("/users") { _ in try .json(player.accounts.users) }
+        admin.post("/users") { request in
             try .json(try Self.create(request, player), status: 201)
         }
-        router.add("PATCH", "/__admin/users/{userId}") { request in
+        admin.add("PATCH", "/users/{userId}") { request in
             let userId = try Self.userId(request, player)
             let patch = try UserPatch.decode(from: request)
             return try .json(try patch.apply(to: userId, in: player.accounts))
         }
-        router.delete("/__admin/users/{userId}") { request in
+        admin.delete("/users/{userId}") { request in
             let userId = try Self.userId(request, player)
             guard let ended = player.deleteUser(userId) else { throw Self.noUser(userId) }
             return try .json(UserDeleted(userId: userId, sessionsEnded: ended.map(\.sessionId)))
         }
-        router.post("/__admin/users/{userId}/expire-sessions") { request in
+        admin.post("/users/{userId}/expire-sessions") { request in
             let userId = try Self.userId(request, player)
             let reason = try AdminSessionRoutes.reason(
                 RequestBody.decode(AdminSessionRoutes.EndRequest.self, from: request))
@@ -49,7 +49,7 @@ struct AdminUserRoutes {
                 "userId": .integer(userId), "expired": JSONValue.array(expired.map { .string($0.sessionId) }),
             ])
         }
-        router.post("/__admin/users/{userId}/balance") { request in
+        admin.post("/users/{userId}/balance") { request in
             let userId = try Self.userId(request, player)
             let body = try RequestBody.decode(BalanceRequest.self, from: request)
             let wallet = body.wallet ?? "Real"

@@ -48,10 +48,10 @@ struct AdminWorkflowRoutes {
         var payload: [String: JSONValue]
     }
 
-    func register(on router: inout Router) {
+    func register(on admin: inout RouterGroup) {
         let workflows = workflows
-        router.get("/__admin/workflows") { _ in try .json(workflows.all.map(workflows.adminSnapshot(of:))) }
-        router.post("/__admin/workflows") { request in
+        admin.get("/workflows") { _ in try .json(workflows.all.map(workflows.adminSnapshot(of:))) }
+        admin.post("/workflows") { request in
             let seed = try Self.seed(from: RequestBody.decode(CreateRequest.self, from: request), workflows.settings)
             guard let session = workflows.create(seed) else {
                 throw ProblemDetails(
@@ -59,7 +59,7 @@ struct AdminWorkflowRoutes {
             }
             return try .json(workflows.status(of: session), status: 201)
         }
-        router.post("/__admin/workflows/{id}/events") { request in
+        admin.post("/workflows/{id}/events") { request in
             let session = try WorkflowRoutes.session(request, workflows)
             let body = try RequestBody.decode(EventRequest.self, from: request)
             guard !body.topic.isEmpty, !body.topic.contains(where: \.isNewline) else {
@@ -74,7 +74,7 @@ struct AdminWorkflowRoutes {
                 throw WorkflowRoutes.conflict(conflict, session, "its stream has ended")
             }
         }
-        router.post("/__admin/workflows/{id}/complete") { request in
+        admin.post("/workflows/{id}/complete") { request in
             let session = try WorkflowRoutes.session(request, workflows)
             switch workflows.complete(session) {
             case .success(let status): return try .json(status)

@@ -122,9 +122,9 @@ public final class StubStore: Sendable {
     }
 
     /// The first mapping, in matching order, that answers `request`, if its priority is
-    /// `priorityAtMost` or less. The admin API (`/__admin`) is never stubbed.
+    /// `priorityAtMost` or less. The admin API (`AdminAPI`) is never stubbed.
     public func match(_ request: HTTPRequest, priorityAtMost: Int = .max) -> StubMapping? {
-        guard !Self.isAdmin(request.path) else { return nil }
+        guard !AdminAPI.contains(path: request.path) else { return nil }
         return state.withLock { state in
             for entry in state.entries {
                 guard entry.mapping.effectivePriority <= priorityAtMost else { return nil }
@@ -132,9 +132,5 @@ public final class StubStore: Sendable {
             }
             return nil
         }
-    }
-
-    static func isAdmin(_ path: String) -> Bool {
-        path == "/__admin" || path.hasPrefix("/__admin/")
     }
 }

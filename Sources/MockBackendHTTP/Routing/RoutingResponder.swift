@@ -1,14 +1,25 @@
 import Logging
 
-/// The responder a server runs: middleware in order, then the router, then the fallback
-/// (static files) for paths no route knows. Errors become problem+json here, so a handler
-/// can never take the connection down.
+/// The responder a server runs. For each request: `middleware` (around everything), then
+/// the router finds the part of it the path belongs to and runs that part's middleware
+/// around the answer — the matched route, a 405, or for a path under no group the fallback
+/// (static files) and then a 404; a 404 under a group is the group's own, without the
+/// fallback. Errors become problem+json here, so a handler can never take the connection
+/// down.
+///
+/// The route is chosen before the router's or a group's middleware runs (those middleware
+/// see `pathParameters`); a change they make to the request's path does not choose another.
 public struct RoutingResponder: HTTPResponder {
     public let router: Router
     private let middleware: [any HTTPMiddleware]
     private let fallback: (@Sendable (HTTPRequest) throws -> HTTPResponse?)?
     private let logger: Logger
 
+    /// - Parameters:
+    ///   - middleware: Runs around every request, whichever part of the router it belongs
+    ///     to, before the router looks at it.
+    ///   - fallback: Answers paths that belong to no group and match no route; nil leaves
+    ///     them to the 404.
     public init(
         router: Router, middleware: [any HTTPMiddleware] = [],
         fallback: (@Sendable (HTTPRequest) throws -> HTTPResponse?)? = nil, logger: Logger
@@ -21,7 +32,7 @@ public struct RoutingResponder: HTTPResponder {
 
     public func respond(to request: HTTPRequest) -> HTTPResponse {
         do {
-            return try handle(request, from: 0)
+            return try Self.run(middleware, request, around: route)
         } catch let error as any HTTPResponseError {
             return error.response
         } catch {
@@ -30,16 +41,25 @@ public struct RoutingResponder: HTTPResponder {
         }
     }
 
-    private func handle(_ request: HTTPRequest, from index: Int) throws -> HTTPResponse {
-        guard index < middleware.count else { return try route(request) }
-        return try middleware[index].respond(to: request) { try handle($0, from: index + 1) }
+    /// Runs `middleware[index...]` around `endpoint`.
+    private static func run(
+        _ middleware: [any HTTPMiddleware], from index: Int = 0, _ request: HTTPRequest,
+        around endpoint: (HTTPRequest) throws -> HTTPResponse
+    ) throws -> HTTPResponse {
+        guard index < middleware.count else { return try endpoint(request) }
+        return try middleware[index].respond(to: request) { try run(middleware, from: index + 1, $0, around: endpoint) }
     }
 
     private func route(_ request: HTTPRequest) throws -> HTTPResponse {
-        switch router.resolve(method: request.method, path: request.path) {
-        case .matched(let route, let parameters):
-            var request = request
-            request.pathParameters = parameters
+        let lookup = router.lookup(method: request.method, path: request.path)
+        var request = request
+        if case .matched(_, let parameters) = lookup.resolution { request.pathParameters = parameters }
+        return try Self.run(lookup.middleware, request) { try answer($0, lookup) }
+    }
+
+    private func answer(_ request: HTTPRequest, _ lookup: Router.Lookup) throws -> HTTPResponse {
+        switch lookup.resolution {
+        case .matched(let route, _):
             return try route.handler(request)
         case .methodNotAllowed(let allow):
             if request.method == "OPTIONS" {
@@ -54,7 +74,7 @@ public struct RoutingResponder: HTTPResponder {
             response.headers.set("Allow", allow.joined(separator: ", "))
             return response
         case .notFound:
-            if let fallback, let response = try fallback(request) { return response }
+            if lookup.group == nil, let fallback, let response = try fallback(request) { return response }
             throw ProblemDetails.notFound("No route for \(request.method) \(request.path).")
         }
     }

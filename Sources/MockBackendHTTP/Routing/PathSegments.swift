@@ -1,0 +1,46 @@
+/// The segments of a request path as routing reads them; every routing decision
+/// (`Router.resolve`, `RoutePrefix.contains`) reads a path through this one definition, so
+/// the group a path belongs to and the route it reaches cannot disagree.
+///
+/// - The path is split at each `/` byte and empty segments are dropped: `//a//b/` is `a`, `b`.
+/// - Segments stay percent-encoded: `%2F` is data inside a segment, not a delimiter
+///   (RFC 3986 §2.2), so `/a%2Fb` is the one segment `a%2Fb`.
+/// - Dot segments are segments like any other. The target is routed as it was sent; the
+///   dot-segment removal of RFC 3986 §5.2.4 belongs to resolving a reference, which a client
+///   does before it sends one. So `/a/../b` has three segments, `a`, `..` and `b`: it is
+///   routed under `/a`, never as `/b`.
+///
+/// Iterating allocates nothing: each segment is a `Substring` of the path.
+public struct PathSegments: Sequence, Sendable {
+    private let path: String
+
+    public init(_ path: String) {
+        self.path = path
+    }
+
+    public func makeIterator() -> Iterator {
+        Iterator(path: path, position: path.utf8.startIndex)
+    }
+
+    public struct Iterator: IteratorProtocol {
+        let path: String
+        var position: String.Index
+
+        public mutating func next() -> Substring? {
+            let bytes = path.utf8
+            let slash = UInt8(ascii: "/")
+            var start = position
+            while start < bytes.endIndex, bytes[start] == slash { start = bytes.index(after: start) }
+            guard start < bytes.endIndex else {
+                position = start
+                return nil
+            }
+            var end = bytes.index(after: start)
+            while end < bytes.endIndex, bytes[end] != slash { end = bytes.index(after: end) }
+            position = end
+            // Both ends sit next to a `/` byte (or at an end of the path), so on scalar
+            // boundaries: the slice is valid.
+            return path[start..<end]
+        }
+    }
+}
