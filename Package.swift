@@ -19,6 +19,9 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
     ],
     targets: [
+        // What every module of the package shares and no user should touch: a lock that travels
+        // with its data, Duration arithmetic, collections that give their room back.
+        .target(name: "MockBackendSupport"),
         // The text/event-stream codec (WHATWG HTML §9.2), shared by server and client.
         .target(name: "ServerSentEvents"),
         // Codable wire types of the backends, mirroring openapi/ (golden examples in openapi/examples/).
@@ -31,17 +34,20 @@ let package = Package(
         // gzip. Knows nothing of the mock's backends.
         .target(
             name: "MockBackendHTTP",
-            dependencies: ["CZlib", .product(name: "Logging", package: "swift-log")]
+            dependencies: ["MockBackendSupport", "CZlib", .product(name: "Logging", package: "swift-log")]
         ),
         // TLS on the system OpenSSL: a byte stream under the HTTP code, certificates.
         .target(
             name: "MockBackendTLS",
-            dependencies: ["MockBackendHTTP", "COpenSSL", .product(name: "Logging", package: "swift-log")]
+            dependencies: [
+                "MockBackendSupport", "MockBackendHTTP", "COpenSSL", .product(name: "Logging", package: "swift-log"),
+            ]
         ),
         // The mock application: every backend, the admin API, wired by `MockBackendApp`.
         .target(
             name: "MockBackend",
             dependencies: [
+                "MockBackendSupport",
                 "MockBackendHTTP",
                 "MockBackendAPI",
                 "ServerSentEvents",
@@ -51,16 +57,17 @@ let package = Package(
         // The client library: event source with reconnection, authenticator, polling.
         .target(
             name: "MockBackendClient",
-            dependencies: ["ServerSentEvents", "MockBackendAPI"]
+            dependencies: ["MockBackendSupport", "ServerSentEvents", "MockBackendAPI"]
         ),
         // For test suites: run the server in-process on 127.0.0.1:0 and talk to it raw.
         .target(
             name: "MockBackendTesting",
-            dependencies: ["MockBackend", "MockBackendHTTP"]
+            dependencies: ["MockBackendSupport", "MockBackend", "MockBackendHTTP"]
         ),
         .executableTarget(
             name: "MockBackendCLI",
             dependencies: [
+                "MockBackendSupport",
                 "MockBackend",
                 "MockBackendTLS",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
@@ -73,24 +80,24 @@ let package = Package(
         ),
         .testTarget(
             name: "MockBackendClientTests",
-            dependencies: ["MockBackendClient", "MockBackendTesting", "ServerSentEvents"]
+            dependencies: ["MockBackendSupport", "MockBackendClient", "MockBackendTesting", "ServerSentEvents"]
         ),
         .testTarget(
             name: "MockBackendHTTPTests",
-            dependencies: ["MockBackendHTTP", "MockBackendTesting"]
+            dependencies: ["MockBackendSupport", "MockBackendHTTP", "MockBackendTesting"]
         ),
         .testTarget(
             name: "MockBackendTests",
-            dependencies: ["MockBackend", "MockBackendTesting"],
+            dependencies: ["MockBackendSupport", "MockBackend", "MockBackendTesting"],
             exclude: ["Fixtures"]
         ),
         .testTarget(
             name: "MockBackendTLSTests",
-            dependencies: ["MockBackendTLS", "MockBackend", "MockBackendTesting"]
+            dependencies: ["MockBackendSupport", "MockBackendTLS", "MockBackend", "MockBackendTesting"]
         ),
         .testTarget(
             name: "MockBackendCLITests",
-            dependencies: ["MockBackendCLI", "MockBackendTesting"]
+            dependencies: ["MockBackendSupport", "MockBackendCLI", "MockBackendTesting"]
         ),
     ],
     swiftLanguageModes: [.v6]

@@ -1,4 +1,5 @@
 #if canImport(Glibc)
+import MockBackendSupport
 import Glibc
 #elseif canImport(Darwin)
 import Darwin
@@ -184,7 +185,7 @@ struct HealthProbe {
         while true {
             let left = deadline - .now
             guard left > .zero else { return false }
-            let milliseconds = left.components.seconds * 1000 + left.components.attoseconds / 1_000_000_000_000_000
+            let milliseconds = left.wholeMilliseconds
             var poller = pollfd(fd: fd, events: events, revents: 0)
             let result = poll(&poller, 1, Int32(min(max(milliseconds, 1), 60_000)))
             if result > 0 { return true }

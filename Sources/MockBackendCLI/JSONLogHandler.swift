@@ -1,6 +1,7 @@
 import Logging
 import MockBackend
 import MockBackendHTTP
+import MockBackendSupport
 
 #if canImport(FoundationEssentials)
 import FoundationEssentials

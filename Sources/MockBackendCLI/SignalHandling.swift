@@ -1,6 +1,7 @@
 import Dispatch
 import MockBackend
 import MockBackendHTTP
+import MockBackendSupport
 
 #if canImport(FoundationEssentials)
 import FoundationEssentials

@@ -1,5 +1,6 @@
 import Logging
 import MockBackendHTTP
+import MockBackendSupport
 
 /// One line a `CapturingLogHandler` kept: its level, message and metadata as text.
 public struct CapturedLogRecord: Sendable {

@@ -1,4 +1,5 @@
 import MockBackendHTTP
+import MockBackendSupport
 
 #if canImport(Glibc)
 import Glibc

@@ -1,5 +1,6 @@
 import Foundation
 import MockBackendHTTP
+import MockBackendSupport
 
 #if canImport(Glibc)
 import Glibc
@@ -91,7 +92,7 @@ final class ReadinessPoller: Sendable {
     {
         let left = deadline - now
         guard left > .zero else { return 0 }
-        let milliseconds = left.components.seconds * 1000 + left.components.attoseconds / 1_000_000_000_000_000 + 1
+        let milliseconds = left.wholeMilliseconds + 1
         return Int32(min(milliseconds, 60_000))
     }
 }

@@ -2,6 +2,7 @@ import Foundation
 import MockBackend
 import MockBackendClient
 import MockBackendHTTP
+import MockBackendSupport
 import MockBackendTesting
 import ServerSentEvents
 import Testing

@@ -3,6 +3,7 @@ import MockBackend
 import MockBackendAPI
 import MockBackendClient
 import MockBackendHTTP
+import MockBackendSupport
 import MockBackendTesting
 import Testing
 

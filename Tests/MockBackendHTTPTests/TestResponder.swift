@@ -1,6 +1,7 @@
 import Foundation
 import Logging
 import MockBackendHTTP
+import MockBackendSupport
 import MockBackendTesting
 
 /// Streams opened through `GET /stream`, so a test can write to them and see them end.

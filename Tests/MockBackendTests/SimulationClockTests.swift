@@ -1,6 +1,7 @@
 import Foundation
 import MockBackend
 import MockBackendHTTP
+import MockBackendSupport
 import MockBackendTesting
 import Testing
 

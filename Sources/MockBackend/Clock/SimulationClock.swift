@@ -1,5 +1,6 @@
 import Dispatch
 import MockBackendHTTP
+import MockBackendSupport
 
 /// The one clock behind everything the mock simulates over time: job progress,
 /// generations, workflow sessions, session TTLs, user-info idle closes and heartbeats.
@@ -162,7 +163,7 @@ public final class SimulationClock: Sendable {
     /// and capped at `longestRealWait`: `Duration / Double` traps on overflow, and a tiny
     /// speed (any value above 0 is allowed) makes the quotient overflow.
     static func realWait(until simulated: Duration, speed: Double) -> DispatchTimeInterval {
-        let seconds = Double(simulated.components.seconds) + Double(simulated.components.attoseconds) / 1e18
+        let seconds = simulated.seconds
         let wait = min(max(seconds / speed, 0), longestRealWait)
         return .nanoseconds(Int((wait * 1e9).rounded(.up)))
     }

@@ -1,4 +1,5 @@
 import MockBackendHTTP
+import MockBackendSupport
 import ServerSentEvents
 
 #if canImport(FoundationEssentials)

@@ -1,4 +1,5 @@
 import MockBackendHTTP
+import MockBackendSupport
 
 /// The fault rules in force, in the order they were added; the first rule that matches a
 /// request and passes its `times` and `probability` fires.

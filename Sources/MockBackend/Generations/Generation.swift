@@ -1,5 +1,6 @@
 import MockBackendAPI
 import MockBackendHTTP
+import MockBackendSupport
 
 #if canImport(FoundationEssentials)
 import FoundationEssentials

@@ -1,5 +1,6 @@
 import MockBackendAPI
 import MockBackendHTTP
+import MockBackendSupport
 
 /// How imports behave.
 public struct ImportSettings: Sendable {

@@ -1,4 +1,5 @@
 import MockBackendHTTP
+import MockBackendSupport
 
 /// Jobs by id — import jobs, generations, workflow sessions — in the order they were made:
 /// every one still running, and the last `finishedLimit` finished ones. Past that, the one

@@ -1,5 +1,6 @@
 import Dispatch
 import MockBackendHTTP
+import MockBackendSupport
 import ServerSentEvents
 
 /// One event published many times, each copy with its own id (the admin API's `count`), at

@@ -1,5 +1,6 @@
 import Dispatch
 import MockBackendHTTP
+import MockBackendSupport
 import ServerSentEvents
 
 /// A named event stream: an event log and the connections subscribed to it.

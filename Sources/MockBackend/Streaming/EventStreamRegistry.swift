@@ -1,4 +1,5 @@
 import MockBackendHTTP
+import MockBackendSupport
 
 /// Every named stream of the app, and the timers that send their heartbeats and close
 /// their idle connections.

@@ -1,4 +1,5 @@
 import MockBackendHTTP
+import MockBackendSupport
 
 /// The stub mappings in force, in the order WireMock tries them: lower priority number
 /// first, then the most recently added first.

@@ -1,5 +1,6 @@
 import MockBackendAPI
 import MockBackendHTTP
+import MockBackendSupport
 
 /// One workflow session: an agent loop that runs its iterations on the simulation clock,
 /// and the stream that tells them.

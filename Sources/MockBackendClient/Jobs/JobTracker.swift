@@ -1,4 +1,5 @@
 import Foundation
+import MockBackendSupport
 import ServerSentEvents
 
 #if canImport(FoundationNetworking)
@@ -51,7 +52,7 @@ public final class JobTracker<Kind: JobKind>: Sendable {
     /// Events, statuses and the outcome, in order.
     public let updates: AsyncThrowingStream<JobUpdate<Kind>, any Error>
     let sink: AsyncThrowingStream<JobUpdate<Kind>, any Error>.Continuation
-    let shared: Locked<Shared>
+    let shared: LockedValue<Shared>
     let poller: StatusPoller<Kind.Status>
     let clock: any Clock<Duration>
     let random: @Sendable () -> Double
@@ -73,7 +74,7 @@ public final class JobTracker<Kind: JobKind>: Sendable {
         poller = StatusPoller(
             url: statusURL, interval: configuration.pollInterval, headers: configuration.headers,
             maxConsecutiveFailures: configuration.maxConsecutivePollFailures, clock: clock, session: session)
-        shared = Locked(
+        shared = LockedValue(
             Shared(
                 machine: JobTrackingStateMachine(statusCheckAfterPause: configuration.statusCheckAfterPause),
                 lastEventID: configuration.lastEventID))

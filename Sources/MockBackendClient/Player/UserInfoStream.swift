@@ -1,5 +1,6 @@
 import Foundation
 import MockBackendAPI
+import MockBackendSupport
 import ServerSentEvents
 
 /// The user-info stream of a logged-in player, as typed messages: balance updates once per
@@ -12,7 +13,7 @@ public final class UserInfoStream: Sendable {
     public let source: EventSource
     /// The messages, in order.
     public let messages: AsyncThrowingStream<UserInfoMessage, any Error>
-    private let exit = Locked<SessionExpirationBody?>(nil)
+    private let exit = LockedValue<SessionExpirationBody?>(nil)
 
     public init(
         baseURL: URL, userId: Int, sessionId: String, policy: ReconnectionPolicy = ReconnectionPolicy(),

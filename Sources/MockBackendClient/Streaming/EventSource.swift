@@ -1,4 +1,5 @@
 import Foundation
+import MockBackendSupport
 import ServerSentEvents
 
 #if canImport(FoundationNetworking)
@@ -32,7 +33,7 @@ public final class EventSource: Sendable {
     public let states: AsyncStream<EventSourceState>
     private let eventSink: AsyncThrowingStream<ServerSentEvent, any Error>.Continuation
     private let stateSink: AsyncStream<EventSourceState>.Continuation
-    private let shared: Locked<Shared>
+    private let shared: LockedValue<Shared>
     private let session: StreamingSession
     private let clock: any Clock<Duration>
 
@@ -51,7 +52,7 @@ public final class EventSource: Sendable {
         (states, stateSink) = AsyncStream.makeStream(of: EventSourceState.self)
         let machine = ReconnectionStateMachine(
             policy: configuration.policy, hasPollingFallback: configuration.pollingFallback != nil, random: random)
-        shared = Locked(Shared(machine: machine, lastEventID: configuration.lastEventID ?? ""))
+        shared = LockedValue(Shared(machine: machine, lastEventID: configuration.lastEventID ?? ""))
         session = StreamingSession(idleTimeout: configuration.idleTimeout)
     }
 

@@ -1,4 +1,5 @@
 import Foundation
+import MockBackendSupport
 
 /// How an event source backs off between reconnection attempts.
 ///
@@ -38,13 +39,9 @@ public struct ReconnectionPolicy: Sendable, Equatable {
     public func delay(attempt: Int, serverRetry: Duration?, random: Double) -> Duration {
         let start = serverRetry ?? initialDelay
         let exponent = Double(max(0, attempt - 1))
-        let base = min(Self.seconds(maxDelay), Self.seconds(start) * pow(multiplier, exponent))
+        let base = min(maxDelay.seconds, start.seconds * pow(multiplier, exponent))
         var seconds = base * (1 + jitter * min(max(random, 0), 1))
-        if let serverRetry { seconds = max(seconds, Self.seconds(serverRetry)) }
+        if let serverRetry { seconds = max(seconds, serverRetry.seconds) }
         return .nanoseconds(Int64((seconds * 1e9).rounded()))
-    }
-
-    static func seconds(_ duration: Duration) -> Double {
-        Double(duration.components.seconds) + Double(duration.components.attoseconds) / 1e18
     }
 }

@@ -1,4 +1,5 @@
 import Foundation
+import MockBackendSupport
 
 #if canImport(FoundationNetworking)
 import FoundationNetworking
@@ -22,7 +23,7 @@ final class StreamingSession: NSObject, URLSessionDataDelegate, @unchecked Senda
     init(idleTimeout: Duration) {
         super.init()
         let configuration = URLSessionConfiguration.ephemeral
-        configuration.timeoutIntervalForRequest = ReconnectionPolicy.seconds(idleTimeout)
+        configuration.timeoutIntervalForRequest = idleTimeout.seconds
         configuration.timeoutIntervalForResource = 7 * 24 * 3600
         configuration.requestCachePolicy = .reloadIgnoringLocalCacheData
         configuration.urlCache = nil

@@ -1,4 +1,5 @@
 import Dispatch
+import MockBackendSupport
 
 /// Stream writers grouped by the event loop their connections run on, so that sending one
 /// part to all of them costs one queued block per loop instead of one per writer.

@@ -1,4 +1,5 @@
 import Dispatch
+import MockBackendSupport
 
 extension HTTPConnection {
     /// Closes once every queued byte is written (`Connection: close`, HTTP/1.0, parse errors).

@@ -1,5 +1,6 @@
 import Dispatch
 import Logging
+import MockBackendSupport
 
 /// What every connection of one server shares.
 struct ConnectionContext: Sendable {

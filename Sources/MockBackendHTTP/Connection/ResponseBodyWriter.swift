@@ -1,4 +1,5 @@
 import Dispatch
+import MockBackendSupport
 
 /// Why a streamed response ended.
 public enum StreamEndReason: Sendable, Equatable, CustomStringConvertible {

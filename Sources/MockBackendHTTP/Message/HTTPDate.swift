@@ -1,3 +1,5 @@
+import MockBackendSupport
+
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)

@@ -1,5 +1,6 @@
 import Dispatch
 import Logging
+import MockBackendSupport
 
 #if canImport(Glibc)
 import Glibc

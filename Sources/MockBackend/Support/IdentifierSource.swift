@@ -1,4 +1,5 @@
 import MockBackendHTTP
+import MockBackendSupport
 
 /// Identifiers of simulated things (jobs, generations, workflow sessions). With a seed
 /// (`--seed`) they repeat from run to run; without one they come from the system generator.

@@ -7,11 +7,11 @@ import Darwin
 /// A value guarded by a lock that travels with it. A pthread mutex rather than
 /// `Synchronization.Mutex` (which needs newer Apple systems) or `NSLock` (which would pull
 /// all of Foundation into the server).
-public final class LockedValue<Value>: @unchecked Sendable {
+package final class LockedValue<Value>: @unchecked Sendable {
     private let mutex: UnsafeMutablePointer<pthread_mutex_t>
     private var value: Value
 
-    public init(_ value: Value) {
+    package init(_ value: Value) {
         self.value = value
         mutex = .allocate(capacity: 1)
         mutex.initialize(to: pthread_mutex_t())
@@ -26,12 +26,12 @@ public final class LockedValue<Value>: @unchecked Sendable {
 
     /// Runs `body` with exclusive access to the value.
     @discardableResult
-    public func withLock<Result>(_ body: (inout Value) throws -> Result) rethrows -> Result {
+    package func withLock<Result>(_ body: (inout Value) throws -> Result) rethrows -> Result {
         pthread_mutex_lock(mutex)
         defer { pthread_mutex_unlock(mutex) }
         return try body(&value)
     }
 
     /// A copy of the current value.
-    public var current: Value { withLock { $0 } }
+    package var current: Value { withLock { $0 } }
 }

@@ -135,6 +135,7 @@ public final class MockBackendApp: Sendable {
                 workflows: workflows, scenario: configuration.scenario, faults: faults, stubs: stubs
             )
             .register(on: &admin)
+            AdminRequestRoutes(journal: requests).register(on: &admin)
             AdminClockRoutes(clock: clock).register(on: &admin)
             AdminFaultRoutes(store: faults).register(on: &admin)
             AdminMappingRoutes(stubs: stubs).register(on: &admin)

@@ -1,12 +1,6 @@
 import MockBackendHTTP
 
-#if canImport(FoundationEssentials)
-import FoundationEssentials
-#else
-import Foundation
-#endif
-
-/// `GET /__admin/state`, `POST /__admin/reset`, and the request journal.
+/// `GET /__admin/state` and `POST /__admin/reset` (back to the scenario).
 struct AdminStateRoutes {
     let player: PlayerService
     let streams: EventStreamRegistry
@@ -51,29 +45,5 @@ struct AdminStateRoutes {
             stubs?.reset()
             return .json(bytes: Array(#"{"reset":true}"#.utf8))
         }
-        admin.get("/requests") { request in
-            var matcher = RequestMatcher(method: request.queryValue("method"), path: request.queryValue("path"))
-            matcher = try matcher.validated()
-            let since = try request.queryValue("since").map { text -> Date in
-                guard let date = Timestamp.parse(text) else {
-                    throw ProblemDetails.badRequest(
-                        "since must be an ISO 8601 time such as 2026-11-22T10:00:00Z.", code: "INVALID_QUERY")
-                }
-                return date
-            }
-            var limit = 100
-            if let text = request.queryValue("limit") {
-                guard let value = Int(text), (1...5000).contains(value) else {
-                    throw ProblemDetails.badRequest("limit must be from 1 to 5000.", code: "INVALID_QUERY")
-                }
-                limit = value
-            }
-            return try .json(journal.entries(matching: matcher, since: since, limit: limit))
-        }
-        admin.post("/requests/count") { request in
-            let matcher = try RequestBody.decode(RequestMatcher.self, from: request).validated()
-            return try .json(["count": journal.count(matching: matcher)])
-        }
-        admin.delete("/requests") { _ in try .json(["cleared": journal.clear()]) }
     }
 }

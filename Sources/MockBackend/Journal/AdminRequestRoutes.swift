@@ -1,0 +1,41 @@
+import MockBackendHTTP
+
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
+
+/// The request journal: `GET /__admin/requests?method=&path=&since=&limit=` (newest first),
+/// `POST /__admin/requests/count` with a matcher, `DELETE /__admin/requests`.
+struct AdminRequestRoutes {
+    let journal: RequestJournal
+
+    func register(on admin: inout RouterGroup) {
+        let journal = journal
+        admin.get("/requests") { request in
+            var matcher = RequestMatcher(method: request.queryValue("method"), path: request.queryValue("path"))
+            matcher = try matcher.validated()
+            let since = try request.queryValue("since").map { text -> Date in
+                guard let date = Timestamp.parse(text) else {
+                    throw ProblemDetails.badRequest(
+                        "since must be an ISO 8601 time such as 2026-11-22T10:00:00Z.", code: "INVALID_QUERY")
+                }
+                return date
+            }
+            var limit = 100
+            if let text = request.queryValue("limit") {
+                guard let value = Int(text), (1...5000).contains(value) else {
+                    throw ProblemDetails.badRequest("limit must be from 1 to 5000.", code: "INVALID_QUERY")
+                }
+                limit = value
+            }
+            return try .json(journal.entries(matching: matcher, since: since, limit: limit))
+        }
+        admin.post("/requests/count") { request in
+            let matcher = try RequestBody.decode(RequestMatcher.self, from: request).validated()
+            return try .json(["count": journal.count(matching: matcher)])
+        }
+        admin.delete("/requests") { _ in try .json(["cleared": journal.clear()]) }
+    }
+}
