@@ -9,13 +9,13 @@ import MockBackendHTTP
 /// the admin group (`MockBackendApp.makeRouter`), whose routes are never journaled, faulted
 /// or stubbed and, with `--admin-token`, ask for the token; any check outside the router
 /// asks `contains(path:)`, which gives the router's answer.
-public enum AdminAPI {
+package enum AdminAPI {
     /// The admin group's prefix.
-    public static let prefix: RoutePrefix = "/__admin"
+    package static let prefix: RoutePrefix = "/__admin"
 
     /// Whether `path` (a request path, still percent-encoded) belongs to the admin API.
     /// Allocates nothing.
-    public static func contains(path: String) -> Bool {
+    package static func contains(path: String) -> Bool {
         prefix.contains(path: path)
     }
 }

@@ -7,27 +7,27 @@ import MockBackendHTTP
 /// drive it, and `stop()` it.
 public final class MockBackendApp: Sendable {
     public let configuration: MockBackendConfiguration
-    public let router: Router
+    package let router: Router
     /// Every event stream, and the stream journal.
-    public let streams: EventStreamRegistry
+    package let streams: EventStreamRegistry
     /// Users, sessions and the player API's behaviour.
-    public let player: PlayerService
+    package let player: PlayerService
     /// Every request answered outside the admin API (`AdminAPI`).
-    public let requests: RequestJournal
+    package let requests: RequestJournal
     /// The live feed of what happens, `GET /__admin/events`.
-    public let events: AdminEventFeed
+    package let events: AdminEventFeed
     /// The fault rules in force.
-    public let faults: FaultStore
+    package let faults: FaultStore
     /// The stub mappings (WireMock-style), `/__admin/mappings`.
-    public let stubs: StubStore
+    package let stubs: StubStore
     /// The clock behind every simulated duration.
-    public let clock: SimulationClock
+    package let clock: SimulationClock
     /// CSV import jobs.
-    public let imports: ImportService
+    package let imports: ImportService
     /// Image generations.
-    public let generations: GenerationService
+    package let generations: GenerationService
     /// Workflow sessions.
-    public let workflows: WorkflowService
+    package let workflows: WorkflowService
     private let server: HTTPServer
     /// The HTTPS listener, when `configuration.tls` asks for one.
     private let tlsServer: HTTPServer?

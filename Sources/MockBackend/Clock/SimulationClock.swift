@@ -19,7 +19,7 @@ public final class SimulationClock: Sendable {
     }
 
     /// A scheduled action; cancel it to stop it.
-    public struct Timer: Sendable, Hashable {
+    package struct Timer: Sendable, Hashable {
         let id: UInt64
     }
 
@@ -42,14 +42,14 @@ public final class SimulationClock: Sendable {
     private let state: LockedValue<State>
     private let queue = DispatchQueue(label: "mockbackend.clock")
 
-    public init(mode: Mode = .real(speed: 1)) {
+    package init(mode: Mode = .real(speed: 1)) {
         state = LockedValue(State(mode: mode))
     }
 
-    public var mode: Mode { state.withLock { $0.mode } }
+    package var mode: Mode { state.withLock { $0.mode } }
 
     /// Simulated time since the clock started.
-    public var now: Duration { state.withLock { Self.now(in: $0) } }
+    package var now: Duration { state.withLock { Self.now(in: $0) } }
 
     private static func now(in state: State) -> Duration {
         switch state.mode {
@@ -60,22 +60,22 @@ public final class SimulationClock: Sendable {
 
     /// Runs `action` once, `delay` of simulated time from now.
     @discardableResult
-    public func schedule(after delay: Duration, _ action: @escaping @Sendable () -> Void) -> Timer {
+    package func schedule(after delay: Duration, _ action: @escaping @Sendable () -> Void) -> Timer {
         add(Entry(due: .zero, period: nil, action: action), delay: delay)
     }
 
     /// Runs `action` every `period` of simulated time, the first time one period from now.
     @discardableResult
-    public func repeating(every period: Duration, _ action: @escaping @Sendable () -> Void) -> Timer {
+    package func repeating(every period: Duration, _ action: @escaping @Sendable () -> Void) -> Timer {
         add(Entry(due: .zero, period: max(period, .milliseconds(1)), action: action), delay: period)
     }
 
-    public func cancel(_ timer: Timer) {
+    package func cancel(_ timer: Timer) {
         state.withLock { _ = $0.entries.removeValue(forKey: timer.id) }
     }
 
     /// Changes the speed of a real clock; simulated time so far is kept.
-    public func setSpeed(_ speed: Double) {
+    package func setSpeed(_ speed: Double) {
         state.withLock { state in
             state.simulatedAtAnchor = Self.now(in: state)
             state.anchor = .now
@@ -87,7 +87,7 @@ public final class SimulationClock: Sendable {
     /// Moves a manual clock forward, firing every timer that falls due on the way, in due
     /// order (ties in scheduling order). Returns how many actions ran.
     @discardableResult
-    public func advance(by duration: Duration) -> Int {
+    package func advance(by duration: Duration) -> Int {
         let target = state.withLock { Self.now(in: $0) + max(duration, .zero) }
         var fired = 0
         while let action = nextDue(notAfter: target) {
@@ -101,7 +101,7 @@ public final class SimulationClock: Sendable {
     }
 
     /// Stops every timer.
-    public func stop() {
+    package func stop() {
         state.withLock { state in
             state.entries = [:]
             state.wakeup?.cancel()

@@ -3,20 +3,20 @@ import MockBackendSupport
 
 /// The fault rules in force, in the order they were added; the first rule that matches a
 /// request and passes its `times` and `probability` fires.
-public final class FaultStore: Sendable {
+package final class FaultStore: Sendable {
     private let rules = LockedValue<[FaultRule]>([])
     private let ids: IdentifierSource
     private let nextID = LockedValue(1)
 
     /// `ids` decides probabilities, so `--seed` makes them repeatable.
-    public init(ids: IdentifierSource) {
+    package init(ids: IdentifierSource) {
         self.ids = ids
     }
 
-    public var all: [FaultRule] { rules.current }
+    package var all: [FaultRule] { rules.current }
 
     /// Adds a rule (already validated) and returns it with its id.
-    public func add(_ rule: FaultRule) -> FaultRule {
+    package func add(_ rule: FaultRule) -> FaultRule {
         var rule = rule
         rule.id =
             "fault_"
@@ -30,7 +30,7 @@ public final class FaultStore: Sendable {
     }
 
     @discardableResult
-    public func remove(_ id: String) -> Bool {
+    package func remove(_ id: String) -> Bool {
         rules.withLock { rules in
             let before = rules.count
             rules.removeAll { $0.id == id }
@@ -39,7 +39,7 @@ public final class FaultStore: Sendable {
     }
 
     @discardableResult
-    public func removeAll() -> Int {
+    package func removeAll() -> Int {
         rules.withLock { rules in
             defer { rules = [] }
             return rules.count

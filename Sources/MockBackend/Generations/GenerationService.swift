@@ -7,41 +7,17 @@ import FoundationEssentials
 import Foundation
 #endif
 
-/// How generations behave.
-public struct GenerationSettings: Sendable {
-    /// Simulated time a generation takes: `--generation-seconds`, else the scenario's
-    /// rate, else 20 s.
-    public var duration: Duration?
-    /// Progress events per generation, evenly spaced. Default 10.
-    public var steps = 10
-    /// Finished generations kept (with their streams); the oldest finished goes first.
-    /// Default 1,000.
-    public var finishedJobLimit = 1000
-
-    public init() {}
-
-    /// The duration in force with the scenario's rates.
-    func applying(_ rates: Scenario.Rates, finishedJobLimit: Int) -> GenerationSettings {
-        var settings = self
-        settings.finishedJobLimit = finishedJobLimit
-        if settings.duration == nil {
-            settings.duration = .milliseconds(Int(((rates.generationSeconds ?? 20) * 1000).rounded()))
-        }
-        return settings
-    }
-}
-
 /// Image generations: tokens spent, progress on the simulation clock, told by a stream
 /// (`progress`, then `completed` or `failed`) and by polling, from one state.
-public final class GenerationService: Sendable {
-    public let settings: GenerationSettings
+package final class GenerationService: Sendable {
+    package let settings: GenerationSettings
     private let accounts: AccountStore
     private let streams: EventStreamRegistry
     private let clock: SimulationClock
     private let ids: IdentifierSource
     private let generations: RetainedJobs<Generation>
 
-    public init(
+    package init(
         accounts: AccountStore, streams: EventStreamRegistry, clock: SimulationClock, ids: IdentifierSource,
         settings: GenerationSettings
     ) {

@@ -1,23 +1,23 @@
 import MockBackendHTTP
 
 /// Why a CSV text was refused, and the 1-based line where the offending field started.
-public struct CSVError: Error, Sendable, Equatable, CustomStringConvertible, HTTPResponseError {
+package struct CSVError: Error, Sendable, Equatable, CustomStringConvertible, HTTPResponseError {
     /// What was wrong, for people.
-    public var detail: String
+    package var detail: String
     /// The 1-based line the offending field started on.
-    public var line: Int
+    package var line: Int
 
-    public init(detail: String, line: Int) {
+    package init(detail: String, line: Int) {
         self.detail = detail
         self.line = line
     }
 
-    public var description: String { "line \(line): \(detail)" }
+    package var description: String { "line \(line): \(detail)" }
 
     /// The problem a handler answers with: 400, code `MALFORMED_CSV`, the line in the detail.
-    public var problem: ProblemDetails { .badRequest("Line \(line): \(detail)", code: "MALFORMED_CSV") }
+    package var problem: ProblemDetails { .badRequest("Line \(line): \(detail)", code: "MALFORMED_CSV") }
 
-    public var response: HTTPResponse { problem.response }
+    package var response: HTTPResponse { problem.response }
 
     static func quoteInUnquotedField(line: Int) -> CSVError {
         CSVError(
@@ -51,11 +51,11 @@ public struct CSVError: Error, Sendable, Equatable, CustomStringConvertible, HTT
 ///   including tabs and non-ASCII.
 /// - A UTF-8 byte order mark at the start, as Excel writes, is dropped.
 /// - Lines are counted at each LF, so a CRLF is one line end and a lone CR none.
-public enum CSVParser {
+package enum CSVParser {
     /// Records of fields. Fields separated by commas; records by CRLF or LF (a lone CR is data);
     /// quoted fields may contain commas, CR, LF and "" for a quote; a trailing line end does not
     /// add an empty record; a completely empty line is no record.
-    public static func parse(_ text: String) throws(CSVError) -> [[String]] {
+    package static func parse(_ text: String) throws(CSVError) -> [[String]] {
         var reader = CSVReader(bytes: Array(text.utf8))
         return try reader.records()
     }

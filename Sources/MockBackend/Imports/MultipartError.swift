@@ -1,18 +1,18 @@
 import MockBackendHTTP
 
 /// Why a `multipart/form-data` body was refused; `detail` says it, for a 400 problem.
-public struct MultipartError: Error, Sendable, Equatable, CustomStringConvertible, HTTPResponseError {
+package struct MultipartError: Error, Sendable, Equatable, CustomStringConvertible, HTTPResponseError {
     /// What was wrong, for people.
-    public var detail: String
+    package var detail: String
 
-    public init(detail: String) { self.detail = detail }
+    package init(detail: String) { self.detail = detail }
 
-    public var description: String { detail }
+    package var description: String { detail }
 
     /// The problem a handler answers with: 400, code `MALFORMED_MULTIPART`.
-    public var problem: ProblemDetails { .badRequest(detail, code: "MALFORMED_MULTIPART") }
+    package var problem: ProblemDetails { .badRequest(detail, code: "MALFORMED_MULTIPART") }
 
-    public var response: HTTPResponse { problem.response }
+    package var response: HTTPResponse { problem.response }
 
     static func noDelimiter(_ boundary: String) -> MultipartError {
         MultipartError(

@@ -14,7 +14,7 @@ import MockBackendHTTP
 /// The preamble, the epilogue and transport padding are dropped as they arrive and a header
 /// section is held only up to `maxPartHeaderBytes`; a part's body is held until the part
 /// completes, so bound the request body before feeding it.
-public struct MultipartParser: Sendable {
+package struct MultipartParser: Sendable {
     /// Where the parser is in the body.
     private enum State: Sendable {
         /// Before the first delimiter: the preamble, dropped.
@@ -52,7 +52,7 @@ public struct MultipartParser: Sendable {
     /// - Parameters:
     ///   - maxPartHeaderBytes: the longest header section of one part, its empty line included; default 8192.
     ///   - maxParts: the most parts a body may have; default 100.
-    public init(boundary: String, maxPartHeaderBytes: Int = 8192, maxParts: Int = 100) {
+    package init(boundary: String, maxPartHeaderBytes: Int = 8192, maxParts: Int = 100) {
         self.boundary = boundary
         delimiter = Array("\r\n--\(boundary)".utf8)
         self.maxPartHeaderBytes = maxPartHeaderBytes
@@ -65,7 +65,7 @@ public struct MultipartParser: Sendable {
     }
 
     /// Incremental: feed any chunking of the body; returns parts completed by these bytes.
-    public mutating func feed<C: Collection>(_ bytes: C) throws(MultipartError) -> [MultipartPart]
+    package mutating func feed<C: Collection>(_ bytes: C) throws(MultipartError) -> [MultipartPart]
     where C.Element == UInt8 {
         switch state {
         case .failed(let error): throw error
@@ -84,7 +84,7 @@ public struct MultipartParser: Sendable {
     }
 
     /// The body ended: throws unless the close delimiter (--boundary--) was seen.
-    public mutating func finish() throws(MultipartError) {
+    package mutating func finish() throws(MultipartError) {
         let error: MultipartError
         switch state {
         case .failed(let failure): error = failure
@@ -97,7 +97,7 @@ public struct MultipartParser: Sendable {
     }
 
     /// Convenience: parses a whole body.
-    public static func parse(_ body: [UInt8], boundary: String) throws(MultipartError) -> [MultipartPart] {
+    package static func parse(_ body: [UInt8], boundary: String) throws(MultipartError) -> [MultipartPart] {
         var parser = MultipartParser(boundary: boundary)
         let parts = try parser.feed(body)
         try parser.finish()
@@ -270,7 +270,7 @@ extension MultipartParser {
     /// The boundary parameter of a multipart/form-data Content-Type (quoted or not,
     /// case-insensitive parameter name), nil if the type is not multipart/form-data or has no
     /// valid boundary (1–70 chars, RFC 2046 bchars).
-    public static func boundary(fromContentType contentType: String) -> String? {
+    package static func boundary(fromContentType contentType: String) -> String? {
         let field = HeaderParameters(contentType)
         // RFC 2045 §5.1: "The type, subtype, and parameter names are not case sensitive."
         guard field.value.lowercased() == "multipart/form-data", let boundary = field["boundary"],

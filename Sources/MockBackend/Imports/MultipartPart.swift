@@ -1,18 +1,18 @@
 import MockBackendHTTP
 
 /// One part of a `multipart/form-data` body (RFC 7578 §4): its header fields and its bytes.
-public struct MultipartPart: Sendable, Equatable {
+package struct MultipartPart: Sendable, Equatable {
     /// The part's header fields, in order and as sent.
-    public var headers: HTTPHeaders
+    package var headers: HTTPHeaders
     /// The `name` parameter of the part's Content-Disposition: the form field the part is the value of.
-    public var name: String?
+    package var name: String?
     /// The `filename` parameter of the part's Content-Disposition, as sent (`""` for an empty file input).
-    public var filename: String?
+    package var filename: String?
     /// The part's Content-Type field as sent, parameters included; nil when absent, which
     /// RFC 7578 §4.4 reads as `text/plain`.
-    public var contentType: String?
+    package var contentType: String?
     /// The part's bytes, exactly as sent.
-    public var body: [UInt8]
+    package var body: [UInt8]
 
     /// A part with these headers and bytes; `name`, `filename` and `contentType` are read from the headers.
     ///
@@ -21,7 +21,7 @@ public struct MultipartPart: Sendable, Equatable {
     /// (WHATWG HTML, multipart/form-data encoding) but leave `%` itself alone, so decoding them
     /// would guess; they are left to the caller. `filename*` is not read: RFC 7578 §4.2 says
     /// the RFC 5987 encoding "MUST NOT be used".
-    public init(headers: HTTPHeaders, body: [UInt8]) {
+    package init(headers: HTTPHeaders, body: [UInt8]) {
         self.headers = headers
         self.body = body
         contentType = headers["Content-Type"]

@@ -11,9 +11,9 @@ import Foundation
 /// session expiries, faults fired, stream connects and disconnects. The dashboard and
 /// tests subscribe to it. Each event's type names what happened; its data is a JSON
 /// object with `ts` (ISO 8601) and the details.
-public final class AdminEventFeed: Sendable {
+package final class AdminEventFeed: Sendable {
     /// The kinds of event the feed carries.
-    public enum Kind: String, Sendable, CaseIterable {
+    package enum Kind: String, Sendable, CaseIterable {
         case request
         case login
         case sessionExpired = "session.expired"
@@ -24,14 +24,14 @@ public final class AdminEventFeed: Sendable {
     }
 
     /// The feed's own stream, `admin/events`.
-    public let stream: EventStream
+    package let stream: EventStream
 
-    public init(streams: EventStreamRegistry) {
+    package init(streams: EventStreamRegistry) {
         stream = streams.stream(named: "admin/events", settings: EventStreamSettings(heartbeat: true))
     }
 
     /// Publishes one event with `fields` and a `ts`.
-    public func publish(_ kind: Kind, _ fields: [String: JSONValue]) {
+    package func publish(_ kind: Kind, _ fields: [String: JSONValue]) {
         var object = fields
         object["ts"] = .string(Timestamp.iso8601(Date()))
         let data = JSONValue.object(object).serialized.map { String(decoding: $0, as: UTF8.self) }

@@ -7,45 +7,26 @@ import FoundationEssentials
 import Foundation
 #endif
 
-/// One request as the journal keeps it: `GET /__admin/requests`.
-public struct JournaledRequest: Codable, Sendable, Equatable {
-    public var id: Int
-    public var receivedAt: String
-    public var method: String
-    public var target: String
-    public var path: String
-    public var headers: [String: String]
-    /// The first KiB of the body, as UTF-8 (invalid bytes replaced).
-    public var bodyExcerpt: String
-    public var bodySize: Int
-    public var status: Int
-    /// Time to build the response (for a stream: until its head).
-    public var durationMs: Double
-    public var connection: UInt64
-    /// The fault that acted on this request, if one did.
-    public var fault: String?
-}
-
 /// The last requests the mock answered, for verification: how many logins did my client
 /// make, did it send the session header. Admin requests are not journaled.
 ///
 /// Entries are kept as bytes in chunks (`ChunkedRecordLog`) and decoded when read: every
 /// request, stream connections included, makes one, and thousands of them must not pin
 /// memory between the buffers of connections that have gone.
-public final class RequestJournal: Sendable {
+package final class RequestJournal: Sendable {
     private struct State {
         var entries: ChunkedRecordLog
         var nextID = 1
     }
 
     /// Entries kept; older ones go first. Default 5,000.
-    public let capacity: Int
+    package let capacity: Int
     /// Where each recorded request is also published as a `request` event.
     private let events: AdminEventFeed?
     private let state: LockedValue<State>
     static let excerptLength = 1024
 
-    public init(capacity: Int = 5000, events: AdminEventFeed? = nil) {
+    package init(capacity: Int = 5000, events: AdminEventFeed? = nil) {
         self.capacity = capacity
         self.events = events
         state = LockedValue(State(entries: ChunkedRecordLog(retention: capacity)))
@@ -87,7 +68,7 @@ public final class RequestJournal: Sendable {
     }
 
     /// Entries, newest first, that `matcher` accepts and that arrived at or after `since`.
-    public func entries(matching matcher: RequestMatcher = RequestMatcher(), since: Date? = nil, limit: Int = .max)
+    package func entries(matching matcher: RequestMatcher = RequestMatcher(), since: Date? = nil, limit: Int = .max)
         -> [JournaledRequest]
     {
         var result: [JournaledRequest] = []
@@ -99,13 +80,13 @@ public final class RequestJournal: Sendable {
     }
 
     /// How many entries `matcher` accepts.
-    public func count(matching matcher: RequestMatcher) -> Int {
+    package func count(matching matcher: RequestMatcher) -> Int {
         decoded().count { matcher.matches($0.entry) }
     }
 
     /// Forgets every entry; returns how many there were.
     @discardableResult
-    public func clear() -> Int {
+    package func clear() -> Int {
         state.withLock { state in
             defer { state.entries.removeAll() }
             return state.entries.count

@@ -14,9 +14,9 @@ import Foundation
 /// sessions are kept until they end; ended ones are kept for their 403 answers up to
 /// `endedSessionLimit`, the oldest ended first out (then the token is simply unknown, also
 /// a 403).
-public final class AccountStore: Sendable {
+package final class AccountStore: Sendable {
     /// What a session token is worth for a request.
-    public enum SessionCheck: Sendable, Equatable {
+    package enum SessionCheck: Sendable, Equatable {
         case valid(PlayerSession, UserAccount)
         /// No token was sent.
         case missing
@@ -38,32 +38,32 @@ public final class AccountStore: Sendable {
 
     private let state = LockedValue(State())
     /// Ended sessions kept; default 10,000.
-    public let endedSessionLimit: Int
+    package let endedSessionLimit: Int
 
-    public init(users: [UserAccount], endedSessionLimit: Int = 10_000) {
+    package init(users: [UserAccount], endedSessionLimit: Int = 10_000) {
         self.endedSessionLimit = max(1, endedSessionLimit)
         replaceAll(with: users)
     }
 
     /// Forgets every session and puts the users back as given.
-    public func replaceAll(with users: [UserAccount]) {
+    package func replaceAll(with users: [UserAccount]) {
         state.withLock { state in
             state = State(users: Dictionary(users.map { ($0.userId, $0) }, uniquingKeysWith: { $1 }))
         }
     }
 
-    public var users: [UserAccount] { state.withLock { $0.users.values.sorted { $0.userId < $1.userId } } }
+    package var users: [UserAccount] { state.withLock { $0.users.values.sorted { $0.userId < $1.userId } } }
 
-    public var sessions: [PlayerSession] {
+    package var sessions: [PlayerSession] {
         state.withLock { $0.sessions.values.sorted { $0.createdAt < $1.createdAt } }
     }
 
-    public func user(_ userId: Int) -> UserAccount? { state.withLock { $0.users[userId] } }
+    package func user(_ userId: Int) -> UserAccount? { state.withLock { $0.users[userId] } }
 
-    public func session(_ sessionId: String) -> PlayerSession? { state.withLock { $0.sessions[sessionId] } }
+    package func session(_ sessionId: String) -> PlayerSession? { state.withLock { $0.sessions[sessionId] } }
 
     /// A new session for matching credentials; `login` is a username or an email.
-    public func login(_ login: String, password: String) -> PlayerSession? {
+    package func login(_ login: String, password: String) -> PlayerSession? {
         state.withLock { state in
             guard
                 let user = state.users.values.first(where: {
@@ -79,7 +79,7 @@ public final class AccountStore: Sendable {
     }
 
     /// Checks a token, and with `userId` that the session is that user's.
-    public func check(sessionId: String?, userId: Int? = nil) -> SessionCheck {
+    package func check(sessionId: String?, userId: Int? = nil) -> SessionCheck {
         guard let sessionId, !sessionId.isEmpty else { return .missing }
         return state.withLock { state in
             guard let session = state.sessions[sessionId] else { return .unknown }
@@ -91,7 +91,7 @@ public final class AccountStore: Sendable {
     }
 
     /// Ends an active session; nil if there is no such session or it had already ended.
-    public func end(_ sessionId: String, as newState: PlayerSession.State) -> PlayerSession? {
+    package func end(_ sessionId: String, as newState: PlayerSession.State) -> PlayerSession? {
         state.withLock { state in
             defer { trimEnded(&state) }
             return Self.end(sessionId, as: newState, in: &state)
@@ -121,7 +121,7 @@ public final class AccountStore: Sendable {
     }
 
     /// Removes a user; its active sessions end as `newState` (returned). Nil for no such user.
-    public func remove(_ userId: Int, endingSessionsAs newState: PlayerSession.State) -> [PlayerSession]? {
+    package func remove(_ userId: Int, endingSessionsAs newState: PlayerSession.State) -> [PlayerSession]? {
         state.withLock { state in
             guard state.users.removeValue(forKey: userId) != nil else { return nil }
             let active = state.sessions.values.filter { $0.userId == userId && $0.state == .active }
@@ -132,12 +132,12 @@ public final class AccountStore: Sendable {
     }
 
     /// The active sessions of a user.
-    public func activeSessions(of userId: Int) -> [PlayerSession] {
+    package func activeSessions(of userId: Int) -> [PlayerSession] {
         state.withLock { state in state.sessions.values.filter { $0.userId == userId && $0.state == .active } }
     }
 
     /// Adds a user; nil if the id, username or email is taken.
-    public func add(_ user: UserAccount) -> UserAccount? {
+    package func add(_ user: UserAccount) -> UserAccount? {
         state.withLock { state in
             let taken = state.users.values.contains {
                 $0.userId == user.userId || $0.username == user.username
@@ -150,10 +150,10 @@ public final class AccountStore: Sendable {
     }
 
     /// The next free user id after the highest.
-    public var nextUserId: Int { state.withLock { ($0.users.keys.max() ?? 7_000_000) + 1 } }
+    package var nextUserId: Int { state.withLock { ($0.users.keys.max() ?? 7_000_000) + 1 } }
 
     /// Changes a user under the lock; nil if there is no such user. `change` may throw to refuse.
-    public func update<Result>(_ userId: Int, _ change: (inout UserAccount) throws -> Result) rethrows -> Result? {
+    package func update<Result>(_ userId: Int, _ change: (inout UserAccount) throws -> Result) rethrows -> Result? {
         try state.withLock { state in
             guard var user = state.users[userId] else { return nil }
             let result = try change(&user)

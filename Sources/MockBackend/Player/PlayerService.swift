@@ -9,22 +9,22 @@ import Foundation
 
 /// The player backend's behaviour: logins, session endings that reach every API and every
 /// open user-info stream of the session at once, balance postings, and user changes.
-public final class PlayerService: Sendable {
+package final class PlayerService: Sendable {
     /// Which API a login came through, as the admin feed's `login` event names it.
-    public enum LoginAPI: String, Sendable {
+    package enum LoginAPI: String, Sendable {
         case player
         case generation
     }
 
-    public let accounts: AccountStore
-    public let settings: PlayerSettings
+    package let accounts: AccountStore
+    package let settings: PlayerSettings
     /// The user-info streams: what they send and to which session.
     let userInfo: UserInfoStreams
     /// Where logins and session endings are published.
     private let events: AdminEventFeed?
     private let clock: SimulationClock
 
-    public init(
+    package init(
         accounts: AccountStore, streams: EventStreamRegistry, settings: PlayerSettings, clock: SimulationClock,
         events: AdminEventFeed? = nil
     ) {
@@ -36,7 +36,7 @@ public final class PlayerService: Sendable {
     }
 
     /// Logs in with a username or email; schedules the TTL expiry when one is set.
-    public func login(_ login: String, password: String, api: LoginAPI = .player) -> PlayerSession? {
+    package func login(_ login: String, password: String, api: LoginAPI = .player) -> PlayerSession? {
         guard let session = accounts.login(login, password: password) else { return nil }
         userInfo.sessionBegan(session)
         events?.publish(
@@ -54,7 +54,7 @@ public final class PlayerService: Sendable {
     /// Expires a session everywhere: REST answers 403, and each of its open streams gets
     /// `SESSION_EXPIRATION` with `reason` and ends. Nil if the session is unknown or over.
     @discardableResult
-    public func expire(_ sessionId: String, reason: SessionExitReason) -> (session: PlayerSession, streams: Int)? {
+    package func expire(_ sessionId: String, reason: SessionExitReason) -> (session: PlayerSession, streams: Int)? {
         guard let session = accounts.end(sessionId, as: reason == .logout ? .loggedOut : .expired(reason)) else {
             return nil
         }
@@ -81,7 +81,7 @@ public final class PlayerService: Sendable {
 
     /// Ends a session as logged out elsewhere: its streams get `SESSION_TERMINATED`.
     @discardableResult
-    public func terminate(_ sessionId: String, reason: String = "Logged out elsewhere")
+    package func terminate(_ sessionId: String, reason: String = "Logged out elsewhere")
         -> (session: PlayerSession, streams: Int)?
     {
         guard let session = accounts.end(sessionId, as: .terminated) else { return nil }
@@ -99,13 +99,13 @@ public final class PlayerService: Sendable {
     }
 
     /// Expires every active session of a user.
-    public func expireAll(of userId: Int, reason: SessionExitReason) -> [PlayerSession] {
+    package func expireAll(of userId: Int, reason: SessionExitReason) -> [PlayerSession] {
         accounts.activeSessions(of: userId).compactMap { expire($0.sessionId, reason: reason)?.session }
     }
 
     /// Removes a user: its sessions end as `Kicked` (their streams get `SESSION_EXPIRATION`),
     /// and its credentials stop working. Nil if there is no such user.
-    public func deleteUser(_ userId: Int) -> [PlayerSession]? {
+    package func deleteUser(_ userId: Int) -> [PlayerSession]? {
         guard let ended = accounts.remove(userId, endingSessionsAs: .expired(.kicked)) else { return nil }
         for session in ended { _ = announceExpiry(of: session, reason: .kicked) }
         return ended
@@ -113,7 +113,7 @@ public final class PlayerService: Sendable {
 
     /// Moves a wallet by `amount` and emits the balance update (both variants by default,
     /// one posting id). Throws 404 for an unknown user, 409 when the wallet would go below 0.
-    public func post(
+    package func post(
         amount: Double, to userId: Int, wallet: String, productType: String, operationType: Int?
     ) throws -> BalanceUpdateBody {
         let posting = try accounts.update(userId) { user -> BalanceUpdateBody in
@@ -150,7 +150,7 @@ public final class PlayerService: Sendable {
 
     /// Back to `users`: every session forgotten. (The reset that calls this also ends
     /// every stream.)
-    public func reset(users: [UserAccount]) {
+    package func reset(users: [UserAccount]) {
         accounts.replaceAll(with: users)
     }
 }

@@ -1,11 +1,11 @@
 import ServerSentEvents
 
 /// One event as a stream logged it: encoded once for every subscriber.
-public struct LoggedEvent: Sendable {
+package struct LoggedEvent: Sendable {
     /// Position in the stream, from 1, increasing by one per logged event.
-    public let sequence: Int
+    package let sequence: Int
     /// The `id:` on the wire: the sequence, unless the event was pushed with its own id.
-    public let wireID: String
+    package let wireID: String
     /// The subscribers it is for: nil for all of them, else one audience (the connections
     /// of one player session) — a session's last frame goes to that session only.
     let audience: String?

@@ -1,18 +1,6 @@
 import MockBackendHTTP
 import ServerSentEvents
 
-/// How `POST /__admin/streams/{stream}/disconnect` ends connections.
-public enum DisconnectMode: Sendable, Equatable {
-    /// As a network failure: FIN without the end of the body (the chunked terminator).
-    case broken
-    /// As a network failure, with RST.
-    case reset
-    /// As a server that ends the response properly: the chunked terminator, then the
-    /// connection stays for its next request. Clients that cannot resume from a broken
-    /// chunked body resume from this.
-    case graceful
-}
-
 extension EventStream {
     /// Ended audiences a stream remembers (for connections of a session that ends while
     /// they open); older ones are forgotten first.
@@ -21,7 +9,7 @@ extension EventStream {
     /// Ends the stream: live subscribers get what is queued and then a clean end; those
     /// still catching up end once their replay is written; later connections get the
     /// history after their Last-Event-ID, or 204 if there is none.
-    public func finish() {
+    package func finish() {
         let writers = state.withLock { state -> [ResponseBodyWriter] in
             state.finished = true
             return state.subscribers.values.filter { $0.replayFrom == nil }.map(\.writer)
@@ -32,7 +20,7 @@ extension EventStream {
     /// Ends every subscriber's connection (or one) now, as `mode` says, with `cause` in the
     /// journal. Returns how many were ended.
     @discardableResult
-    public func disconnect(connection: UInt64? = nil, mode: DisconnectMode = .broken, cause: StreamEndCause = .admin)
+    package func disconnect(connection: UInt64? = nil, mode: DisconnectMode = .broken, cause: StreamEndCause = .admin)
         -> Int
     {
         // Unsubscribed here, not when the connection has closed: the close takes a hop onto

@@ -6,7 +6,7 @@ extension ServerSentEvent {
     /// A wire event as a frame: the `event:` type its type names, and its JSON as data,
     /// encoded as every body the server writes (`JSONCoding.encoder`: sorted keys, slashes
     /// unescaped). A value that cannot be encoded (a NaN) goes out as `{}`.
-    public init<Event: WireEvent>(_ event: Event, id: String? = nil) {
+    package init<Event: WireEvent>(_ event: Event, id: String? = nil) {
         let data = (try? JSONCoding.encoder.encode(event)).map { String(decoding: $0, as: UTF8.self) } ?? "{}"
         self.init(type: Event.eventType, data: data, id: id)
     }
@@ -18,7 +18,7 @@ extension EventStream {
     /// decodes (`MockBackendAPI`). With `retry`, the `retry:` field goes with it and becomes
     /// the stream's advertised reconnection time.
     @discardableResult
-    public func publish(_ event: some WireEvent, retry: Int? = nil) -> LoggedEvent {
+    package func publish(_ event: some WireEvent, retry: Int? = nil) -> LoggedEvent {
         publish(ServerSentEvent(event), retry: retry)
     }
 }

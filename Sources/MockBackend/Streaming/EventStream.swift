@@ -22,7 +22,7 @@ import ServerSentEvents
 ///   audience's end is logged for that audience only and ends its subscribers
 ///   (`EventStream+Ending.swift`); a connection of an audience that has ended gets that
 ///   last event and the end, however close to the end it arrives.
-public final class EventStream: Sendable {
+package final class EventStream: Sendable {
     struct Subscriber {
         let writer: ResponseBodyWriter
         let record: StreamConnectionRecord
@@ -57,8 +57,8 @@ public final class EventStream: Sendable {
         var lastEventAt: Duration?
     }
 
-    public let name: String
-    public let settings: EventStreamSettings
+    package let name: String
+    package let settings: EventStreamSettings
     let journal: StreamJournal
     let clock: SimulationClock
     /// Everything that changes, under the stream's one lock.
@@ -81,7 +81,7 @@ public final class EventStream: Sendable {
     /// the log). With `retry`, the `retry:` field goes with it and becomes the stream's
     /// advertised reconnection time.
     @discardableResult
-    public func publish(_ event: ServerSentEvent, retry: Int? = nil) -> LoggedEvent {
+    package func publish(_ event: ServerSentEvent, retry: Int? = nil) -> LoggedEvent {
         let now = clock.now
         return state.withLock { state in
             let logged = state.log.append(event, retry: retry)
@@ -130,7 +130,7 @@ public final class EventStream: Sendable {
 
     /// Sends `event` to one connection only, outside the log (it is not replayed).
     /// False when no subscriber is on that connection.
-    public func send(_ event: ServerSentEvent, retry: Int? = nil, toConnection connection: UInt64) -> Bool {
+    package func send(_ event: ServerSentEvent, retry: Int? = nil, toConnection connection: UInt64) -> Bool {
         let now = clock.now
         return state.withLock { state in
             guard var subscriber = state.subscribers[connection] else { return false }
@@ -151,7 +151,7 @@ public final class EventStream: Sendable {
     /// Sends a bare `retry:` to every subscriber (or one connection) and makes it the
     /// advertised reconnection time.
     @discardableResult
-    public func advertiseRetry(_ milliseconds: Int, toConnection connection: UInt64? = nil) -> Int {
+    package func advertiseRetry(_ milliseconds: Int, toConnection connection: UInt64? = nil) -> Int {
         state.withLock { state in
             let bytes = SSEEncoder.retry(milliseconds: milliseconds)
             guard let connection else {
@@ -169,10 +169,10 @@ public final class EventStream: Sendable {
     }
 
     /// How many connections are subscribed now.
-    public var subscriberCount: Int { state.withLock { $0.subscribers.count } }
+    package var subscriberCount: Int { state.withLock { $0.subscribers.count } }
 
     /// Whether the stream has finished.
-    public var isFinished: Bool { state.withLock { $0.finished } }
+    package var isFinished: Bool { state.withLock { $0.finished } }
 
     /// Whether a client that sent `lastEventID` would get nothing: the stream is finished
     /// and nothing follows that id. Such a client is answered 204, which stops EventSource.
@@ -188,7 +188,7 @@ public final class EventStream: Sendable {
         state.withLock { state in state.broadcast.write(Self.heartbeatBytes) }
     }
 
-    public var snapshot: EventStreamSnapshot {
+    package var snapshot: EventStreamSnapshot {
         state.withLock { state in
             state.ledger.settleAll(at: state.log.lastSequence)
             return EventStreamSnapshot(

@@ -3,20 +3,20 @@ import MockBackendSupport
 
 /// Every named stream of the app, and the timers that send their heartbeats and close
 /// their idle connections.
-public final class EventStreamRegistry: Sendable {
-    public let journal: StreamJournal
+package final class EventStreamRegistry: Sendable {
+    package let journal: StreamJournal
     /// The simulated time heartbeats and idle closes run on.
-    public let clock: SimulationClock
+    package let clock: SimulationClock
     private let streams = LockedValue<[String: EventStream]>([:])
     private let timers = LockedValue<[SimulationClock.Timer]>([])
 
     /// Events a stream keeps for replay unless its settings say otherwise.
-    public let defaultRetention: Int
+    package let defaultRetention: Int
 
     /// How long a flood waits for a subscriber that takes nothing (`EventFlood`).
-    public let floodPatience: Duration
+    package let floodPatience: Duration
 
-    public init(
+    package init(
         journal: StreamJournal = StreamJournal(), clock: SimulationClock = SimulationClock(),
         defaultRetention: Int = 1000, floodPatience: Duration = .seconds(2)
     ) {
@@ -27,7 +27,7 @@ public final class EventStreamRegistry: Sendable {
     }
 
     /// The stream of that name, created with `settings` if it does not exist yet.
-    public func stream(named name: String, settings: EventStreamSettings = EventStreamSettings()) -> EventStream {
+    package func stream(named name: String, settings: EventStreamSettings = EventStreamSettings()) -> EventStream {
         streams.withLock { streams in
             if let existing = streams[name] { return existing }
             let stream = EventStream(
@@ -38,13 +38,13 @@ public final class EventStreamRegistry: Sendable {
     }
 
     /// The stream of that name, if it exists.
-    public func existingStream(named name: String) -> EventStream? {
+    package func existingStream(named name: String) -> EventStream? {
         streams.withLock { $0[name] }
     }
 
     /// Forgets the stream of that name (a finished job's, past the bound on finished jobs).
     /// Connections still on it keep it until they end.
-    public func remove(named name: String) {
+    package func remove(named name: String) {
         streams.withLock { streams in
             streams[name] = nil
             streams.shrinkIfSparse()
@@ -52,13 +52,13 @@ public final class EventStreamRegistry: Sendable {
     }
 
     /// Every stream, by name.
-    public var all: [EventStream] {
+    package var all: [EventStream] {
         streams.withLock { Array($0.values) }.sorted { $0.name < $1.name }
     }
 
     /// Forgets every stream but those named in `keeping` (after ending its connections as
     /// `reset`), and the journal.
-    public func removeAll(keeping kept: Set<String> = []) {
+    package func removeAll(keeping kept: Set<String> = []) {
         let removed = streams.withLock { streams in
             let removed = streams.filter { !kept.contains($0.key) }
             streams = streams.filter { kept.contains($0.key) }
@@ -71,7 +71,7 @@ public final class EventStreamRegistry: Sendable {
     /// Starts the timers: heartbeat comments on every stream that wants them every
     /// `heartbeat` of simulated time (zero: none), and a check every `idleCheck` that ends
     /// connections idle past their stream's `idleTimeout`.
-    public func startTimers(heartbeat: Duration, idleCheck: Duration = .seconds(1)) {
+    package func startTimers(heartbeat: Duration, idleCheck: Duration = .seconds(1)) {
         var started: [SimulationClock.Timer] = []
         if heartbeat > .zero {
             started.append(

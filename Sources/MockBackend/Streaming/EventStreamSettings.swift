@@ -1,5 +1,5 @@
 /// What a stream replays to a connection, from the Last-Event-ID it sent.
-public enum ReplayPolicy: Sendable, Equatable {
+package enum ReplayPolicy: Sendable, Equatable {
     /// A history: without Last-Event-ID everything retained; with a retained id what came
     /// after it; with an id past retention an `event: reset` and everything retained; with
     /// an id never issued a comment saying so and everything retained (a browser's
@@ -13,23 +13,23 @@ public enum ReplayPolicy: Sendable, Equatable {
 }
 
 /// How a stream behaves toward its subscribers.
-public struct EventStreamSettings: Sendable {
+package struct EventStreamSettings: Sendable {
     /// Whether heartbeat comments are sent (the user-info stream has none, like its real counterpart).
-    public var heartbeat = true
+    package var heartbeat = true
     /// A `retry:` sent to every subscriber on connect, in milliseconds.
-    public var retry: Int?
+    package var retry: Int?
     /// A comment sent first on every connection, e.g. `connection established`.
-    public var greeting: String?
+    package var greeting: String?
     /// Events kept for replay; nil takes the registry's default (1,000 unless the scenario
     /// says otherwise).
-    public var retention: Int?
+    package var retention: Int?
     /// What a connection is replayed. Default `.history`.
-    public var replay = ReplayPolicy.history
+    package var replay = ReplayPolicy.history
     /// Simulated time without an event after which the server ends a connection, as the
     /// real user-info stream does; nil never.
-    public var idleTimeout: Duration?
+    package var idleTimeout: Duration?
 
-    public init(
+    package init(
         heartbeat: Bool = true, retry: Int? = nil, greeting: String? = nil, retention: Int? = nil,
         replay: ReplayPolicy = .history, idleTimeout: Duration? = nil
     ) {
@@ -40,26 +40,4 @@ public struct EventStreamSettings: Sendable {
         self.replay = replay
         self.idleTimeout = idleTimeout
     }
-}
-
-/// What `GET /__admin/streams` shows of one stream.
-public struct EventStreamSnapshot: Codable, Sendable, Equatable {
-    public struct Subscriber: Codable, Sendable, Equatable {
-        public var connection: UInt64
-        public var record: Int
-        public var connectedAt: String
-        public var lastEventId: String?
-        public var deliveredCount: Int
-        /// Whether it is still being replayed what it missed (the live events wait).
-        public var catchingUp: Bool
-    }
-
-    public var name: String
-    public var lastEventId: String?
-    public var eventCount: Int
-    public var retainedCount: Int
-    public var finished: Bool
-    public var retry: Int?
-    public var heartbeat: Bool
-    public var subscribers: [Subscriber]
 }

@@ -4,19 +4,19 @@ import ServerSentEvents
 /// Answers a request for an event stream: reads the Last-Event-ID (header, or the
 /// `lastEventId` query parameter for clients that cannot set headers), answers 204 when a
 /// finished stream has nothing more, and otherwise subscribes the connection.
-public struct SSEEndpoint: Sendable {
+package struct SSEEndpoint: Sendable {
     /// Default padding comment size; `?padding=` overrides it per request.
-    public var padding: Int
+    package var padding: Int
     /// Where each stream's connects and disconnects are announced: the admin feed.
-    public var events: AdminEventFeed?
+    package var events: AdminEventFeed?
 
-    public init(padding: Int = 0, events: AdminEventFeed? = nil) {
+    package init(padding: Int = 0, events: AdminEventFeed? = nil) {
         self.padding = padding
         self.events = events
     }
 
     /// Headers every stream response carries (`openapi/openapi.yaml`, "Event streams").
-    public static let headers: HTTPHeaders = [
+    package static let headers: HTTPHeaders = [
         "Content-Type": MediaType.eventStream,
         "Cache-Control": "no-cache",
         "X-Accel-Buffering": "no",
@@ -24,7 +24,7 @@ public struct SSEEndpoint: Sendable {
 
     /// - Parameter audience: the audience the connection belongs to (a player session's
     ///   id), whose end reaches it (`EventStream.endAudience`).
-    public func response(for request: HTTPRequest, stream: EventStream, audience: String? = nil) throws
+    package func response(for request: HTTPRequest, stream: EventStream, audience: String? = nil) throws
         -> HTTPResponse
     {
         let lastEventID = Self.lastEventID(of: request)
@@ -40,7 +40,7 @@ public struct SSEEndpoint: Sendable {
         }
     }
 
-    public static func lastEventID(of request: HTTPRequest) -> String? {
+    package static func lastEventID(of request: HTTPRequest) -> String? {
         request.headers["Last-Event-ID"] ?? request.queryValue("lastEventId")
     }
 

@@ -7,30 +7,6 @@ import FoundationEssentials
 import Foundation
 #endif
 
-/// What the journal knows of one stream connection; `GET /__admin/streams/connections`.
-public struct StreamConnectionSnapshot: Codable, Sendable, Equatable {
-    /// The gap between a client's previous connection ending and this one starting.
-    public struct Reconnect: Codable, Sendable, Equatable {
-        public var gapMs: Double
-        public var previousEndedAt: String
-        /// The `retry:` the server had advertised when the previous connection ended.
-        public var advertisedRetryMs: Int?
-    }
-
-    public var id: Int
-    public var stream: String
-    public var connection: UInt64
-    public var client: String
-    public var connectedAt: String
-    public var endedAt: String?
-    public var endReason: String?
-    public var lastEventId: String?
-    public var requestHeaders: [String: String]
-    public var deliveredIds: [String]
-    public var deliveredCount: Int
-    public var reconnect: Reconnect?
-}
-
 /// One stream connection as it happens. Its fields change under its own lock: deliveries
 /// are noted in bulk by the stream's `DeliveryLedger`, the end when the connection closes.
 final class StreamConnectionRecord: Sendable {
@@ -116,7 +92,7 @@ final class StreamConnectionRecord: Sendable {
 /// Open records are objects that change as events go out; an ended record is final and is
 /// kept as bytes (`ChunkedRecordLog`), so thousands of ended streams leave a few buffers
 /// behind, not thousands of small objects.
-public final class StreamJournal: Sendable {
+package final class StreamJournal: Sendable {
     private struct PreviousEnd {
         var at: ContinuousClock.Instant
         var wallTime: Date
@@ -138,7 +114,7 @@ public final class StreamJournal: Sendable {
     let capacity: Int
     private let state: LockedValue<State>
 
-    public init(capacity: Int = 1000) {
+    package init(capacity: Int = 1000) {
         self.capacity = capacity
         state = LockedValue(State(ended: ChunkedRecordLog(retention: capacity)))
     }
@@ -188,7 +164,7 @@ public final class StreamJournal: Sendable {
     }
 
     /// Records in the order their connections opened, of one stream or all.
-    public func snapshots(stream: String? = nil) -> [StreamConnectionSnapshot] {
+    package func snapshots(stream: String? = nil) -> [StreamConnectionSnapshot] {
         let (open, ended) = state.withLock { state in (Array(state.open.values), state.ended) }
         // Read outside the lock: settling an open record takes its stream's lock.
         return (ended.map(StreamConnectionSnapshot.init(reading:)) + open.map(\.snapshot))
@@ -197,7 +173,7 @@ public final class StreamJournal: Sendable {
     }
 
     /// Forgets every record; connections open now are not recorded when they end.
-    public func clear() {
+    package func clear() {
         state.withLock { state in
             state.open = [:]
             state.ended.removeAll()

@@ -4,25 +4,14 @@ import FoundationEssentials
 import Foundation
 #endif
 
-/// Why the mapping files could not be loaded: the file and the field.
-public struct MappingFileError: Error, Sendable, Equatable, CustomStringConvertible {
-    public var detail: String
-
-    public init(detail: String) {
-        self.detail = detail
-    }
-
-    public var description: String { detail }
-}
-
 /// Reads a directory of WireMock mapping files (`--mappings DIR`): every `*.json` file in
 /// it and its subdirectories, in path order, each holding one mapping or
 /// `{"mappings": [...]}` as WireMock's own export writes. Dotfiles are skipped.
 ///
 /// All or nothing: the first bad file stops the load, naming the file and the field, e.g.
 /// `orders/create.json: response.status must be 100-599`.
-public enum MappingFiles {
-    public static func load(directory: String, newID: () -> String = { SecureToken.uuid() }) throws(MappingFileError)
+package enum MappingFiles {
+    package static func load(directory: String, newID: () -> String = { SecureToken.uuid() }) throws(MappingFileError)
         -> [StubMapping]
     {
         let files: [String]
@@ -57,7 +46,7 @@ public enum MappingFiles {
     }
 
     /// One file's mappings: a single mapping, or `{"mappings": [...]}`.
-    public static func parse(_ bytes: [UInt8], newID: () -> String) throws(StubMappingError) -> [StubMapping] {
+    package static func parse(_ bytes: [UInt8], newID: () -> String) throws(StubMappingError) -> [StubMapping] {
         let json = try StubMapping.decodeJSON(bytes)
         // `"mappings": null` counts as absent, as every null field of a mapping does.
         guard case .object(let fields) = json, let list = fields["mappings"], list != .null else {

@@ -22,22 +22,22 @@ import Foundation
 /// `{name: {equalTo | contains | matches | absent}}`. Response: `status` (default 200),
 /// `headers`, one of `body`, `base64Body`, `jsonBody` and `sse`, and
 /// `fixedDelayMilliseconds`. Everything else WireMock knows is refused by name.
-public struct StubMapping: Sendable {
+package struct StubMapping: Sendable {
     /// `id` (WireMock also accepts `uuid`); generated when the mapping has none.
-    public let id: String
-    public let name: String?
+    package let id: String
+    package let name: String?
     /// Lower answers first; `1` also answers before the built-in routes.
-    public let priority: Int?
+    package let priority: Int?
     let request: StubRequestPattern
     let response: StubResponseDefinition
     /// The mapping as given, with `id` and `uuid` filled in: what the admin API shows.
-    public let json: JSONValue
+    package let json: JSONValue
 
     /// WireMock's default for a mapping without a priority.
-    public static let defaultPriority = 5
+    package static let defaultPriority = 5
 
     /// The priority it is ordered by.
-    public var effectivePriority: Int { priority ?? Self.defaultPriority }
+    package var effectivePriority: Int { priority ?? Self.defaultPriority }
 
     /// Whether it answers `request`. Called under `StubStore`'s lock (see `StubRegex`).
     func matches(_ request: HTTPRequest) -> Bool {
@@ -66,7 +66,7 @@ public struct StubMapping: Sendable {
     /// `uuid` is WireMock's alias of `id`: it names the mapping when `id` is absent and is
     /// otherwise only checked. With `fixedID` (a `PUT` to `/__admin/mappings/{id}`, as in
     /// WireMock) the path names the mapping and the ids in the body are only checked.
-    public static func parse(
+    package static func parse(
         _ value: JSONValue, path: String = "", fixedID: String? = nil, newID: () -> String
     ) throws(StubMappingError) -> StubMapping {
         let reader = try MappingFieldReader(value, path: path)

@@ -3,10 +3,10 @@ import MockBackendHTTP
 /// Why a stub mapping was refused, naming the field: `request.urlPathPattern is not a
 /// valid regular expression`. Thrown from a handler it answers 400 `INVALID_MAPPING`; from
 /// `MappingFiles` it stops the start, prefixed with the file's name.
-public struct StubMappingError: Error, Sendable, Equatable, CustomStringConvertible, HTTPResponseError {
-    public var detail: String
+package struct StubMappingError: Error, Sendable, Equatable, CustomStringConvertible, HTTPResponseError {
+    package var detail: String
 
-    public init(_ detail: String) {
+    package init(_ detail: String) {
         self.detail = detail
     }
 
@@ -15,11 +15,11 @@ public struct StubMappingError: Error, Sendable, Equatable, CustomStringConverti
         detail = "\(field) \(reason)"
     }
 
-    public var description: String { detail }
+    package var description: String { detail }
 
-    public var problem: ProblemDetails {
+    package var problem: ProblemDetails {
         ProblemDetails(status: 400, code: "INVALID_MAPPING", detail: detail)
     }
 
-    public var response: HTTPResponse { problem.response }
+    package var response: HTTPResponse { problem.response }
 }

@@ -20,7 +20,7 @@ struct StubMiddleware: HTTPMiddleware {
 extension StubStore {
     /// The answer of the best stub for a path no route knows; nil leaves it to the static
     /// files (and then 404).
-    public func fallbackResponse(for request: HTTPRequest) -> HTTPResponse? {
+    package func fallbackResponse(for request: HTTPRequest) -> HTTPResponse? {
         match(request)?.makeResponse()
     }
 }

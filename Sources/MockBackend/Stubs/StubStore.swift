@@ -6,7 +6,7 @@ import MockBackendSupport
 ///
 /// Mappings loaded from files (`--mappings DIR`) are remembered: `reset()` goes back to
 /// exactly them, as WireMock's reset does, while `removeAll()` removes them too.
-public final class StubStore: Sendable {
+package final class StubStore: Sendable {
     private struct Entry {
         var mapping: StubMapping
         /// Insertion order; a higher number was added later.
@@ -39,12 +39,12 @@ public final class StubStore: Sendable {
     private let state: LockedValue<State>
 
     /// With a `seed` (`--seed`), generated mapping ids repeat from run to run.
-    public init(seed: UInt64? = nil) {
+    package init(seed: UInt64? = nil) {
         state = LockedValue(State(generator: seed.map(SeededGenerator.init)))
     }
 
     /// A new version 4 UUID for a mapping given without an id.
-    public func newID() -> String {
+    package func newID() -> String {
         state.withLock { state in
             guard var generator = state.generator else { return SecureToken.uuid() }
             defer { state.generator = generator }
@@ -53,21 +53,21 @@ public final class StubStore: Sendable {
     }
 
     /// Every mapping, in matching order.
-    public var all: [StubMapping] {
+    package var all: [StubMapping] {
         state.withLock { $0.entries.map(\.mapping) }
     }
 
-    public func mapping(id: String) -> StubMapping? {
+    package func mapping(id: String) -> StubMapping? {
         state.withLock { state in state.entries.first { $0.mapping.id == id }?.mapping }
     }
 
     /// Adds `mapping` as the most recent; one with the same id is replaced.
-    public func add(_ mapping: StubMapping) {
+    package func add(_ mapping: StubMapping) {
         add([mapping])
     }
 
     /// Adds `mappings` in order, at once.
-    public func add(_ mappings: [StubMapping]) {
+    package func add(_ mappings: [StubMapping]) {
         state.withLock { state in
             for mapping in mappings { state.append(mapping) }
             state.sort()
@@ -76,7 +76,7 @@ public final class StubStore: Sendable {
 
     /// Replaces the mapping with `mapping`'s id in place (its insertion order is kept).
     /// False when there is none.
-    public func update(_ mapping: StubMapping) -> Bool {
+    package func update(_ mapping: StubMapping) -> Bool {
         state.withLock { state in
             guard let index = state.entries.firstIndex(where: { $0.mapping.id == mapping.id }) else { return false }
             state.entries[index].mapping = mapping
@@ -86,7 +86,7 @@ public final class StubStore: Sendable {
     }
 
     /// False when there is no mapping with that id.
-    public func remove(id: String) -> Bool {
+    package func remove(id: String) -> Bool {
         state.withLock { state in
             let count = state.entries.count
             state.entries.removeAll { $0.mapping.id == id }
@@ -96,7 +96,7 @@ public final class StubStore: Sendable {
 
     /// Removes every mapping, file mappings included; returns how many there were.
     @discardableResult
-    public func removeAll() -> Int {
+    package func removeAll() -> Int {
         state.withLock { state in
             defer { state.entries = [] }
             return state.entries.count
@@ -104,7 +104,7 @@ public final class StubStore: Sendable {
     }
 
     /// Sets the mappings read from files, which `reset()` returns to, and puts them in force.
-    public func loadFileMappings(_ mappings: [StubMapping]) {
+    package func loadFileMappings(_ mappings: [StubMapping]) {
         state.withLock { state in
             state.fileMappings = mappings
             state.entries = []
@@ -114,7 +114,7 @@ public final class StubStore: Sendable {
     }
 
     /// Back to the file mappings alone; the mappings added since are gone.
-    public func reset() {
+    package func reset() {
         state.withLock { state in
             state.entries = []
             for mapping in state.fileMappings { state.append(mapping) }
@@ -124,7 +124,7 @@ public final class StubStore: Sendable {
 
     /// The first mapping, in matching order, that answers `request`, if its priority is
     /// `priorityAtMost` or less. The admin API (`AdminAPI`) is never stubbed.
-    public func match(_ request: HTTPRequest, priorityAtMost: Int = .max) -> StubMapping? {
+    package func match(_ request: HTTPRequest, priorityAtMost: Int = .max) -> StubMapping? {
         guard !AdminAPI.contains(path: request.path) else { return nil }
         return state.withLock { state in
             for entry in state.entries {

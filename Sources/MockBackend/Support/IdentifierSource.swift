@@ -4,22 +4,22 @@ import MockBackendSupport
 /// Identifiers of simulated things (jobs, generations, workflow sessions). With a seed
 /// (`--seed`) they repeat from run to run; without one they come from the system generator.
 /// Session tokens never come from here: they always come from `SecureToken`.
-public final class IdentifierSource: Sendable {
+package final class IdentifierSource: Sendable {
     private let generator: LockedValue<SeededGenerator?>
 
-    public init(seed: UInt64?) {
+    package init(seed: UInt64?) {
         generator = LockedValue(seed.map(SeededGenerator.init))
     }
 
     /// `length` lowercase hexadecimal digits.
-    public func hex(length: Int) -> String {
+    package func hex(length: Int) -> String {
         let digits = Array("0123456789abcdef")
         return String(
             (0..<length).map { _ in digits[Int(next() % 16)] })
     }
 
     /// A number in `range`, for simulated randomness.
-    public func number(in range: ClosedRange<Int>) -> Int {
+    package func number(in range: ClosedRange<Int>) -> Int {
         range.lowerBound + Int(next() % UInt64(range.count))
     }
 

@@ -7,8 +7,8 @@ import Foundation
 #endif
 
 /// Decodes JSON request bodies, answering 400 with a problem that names the bad field.
-public enum RequestBody {
-    public static func decode<T: Decodable>(_ type: T.Type, from request: HTTPRequest) throws -> T {
+package enum RequestBody {
+    package static func decode<T: Decodable>(_ type: T.Type, from request: HTTPRequest) throws -> T {
         let body = request.body.isEmpty ? Array("{}".utf8) : request.body
         do {
             return try JSONDecoder().decode(T.self, from: Data(body))

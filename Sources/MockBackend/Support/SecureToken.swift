@@ -1,13 +1,13 @@
 /// Identifiers for sessions and traces, from the system's cryptographically secure
 /// generator (`SystemRandomNumberGenerator`), formatted as version 4 UUIDs.
-public enum SecureToken {
-    public static func uuid() -> String {
+package enum SecureToken {
+    package static func uuid() -> String {
         var generator = SystemRandomNumberGenerator()
         return uuid(using: &generator)
     }
 
     /// A version 4 UUID from `generator`; a seeded generator makes repeatable ids.
-    public static func uuid<G: RandomNumberGenerator>(using generator: inout G) -> String {
+    package static func uuid<G: RandomNumberGenerator>(using generator: inout G) -> String {
         var bytes = (0..<16).map { _ in UInt8.random(in: 0...255, using: &generator) }
         bytes[6] = (bytes[6] & 0x0F) | 0x40
         bytes[8] = (bytes[8] & 0x3F) | 0x80

@@ -5,8 +5,8 @@ import Foundation
 #endif
 
 /// ISO 8601 UTC with milliseconds, the format of every time field.
-public enum Timestamp {
-    public static func iso8601(_ date: Date) -> String {
+package enum Timestamp {
+    package static func iso8601(_ date: Date) -> String {
         date.formatted(
             .iso8601.year().month().day().time(includingFractionalSeconds: true).timeZone(separator: .omitted))
     }
@@ -14,7 +14,7 @@ public enum Timestamp {
     /// Reads an RFC 3339 date-time (the `date-time` of JSON Schema and OpenAPI): any year
     /// from 0000, fractional seconds of any length, `Z` or a `±hh:mm` offset, `T`/`Z` in
     /// either case, and a leap second (`:60`, read as the second after `:59`).
-    public static func parse(_ text: String) -> Date? {
+    package static func parse(_ text: String) -> Date? {
         var scanner = RFC3339Scanner(bytes: Array(text.utf8))
         return scanner.dateTime()
     }

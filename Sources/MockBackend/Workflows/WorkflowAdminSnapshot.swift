@@ -3,29 +3,29 @@ import MockBackendAPI
 /// What `GET /__admin/workflows` shows of one session: its status, whether it is paused,
 /// and how it was configured. Admin only; clients read `WorkflowSummary` and
 /// `WorkflowStatus`.
-public struct WorkflowAdminSnapshot: Codable, Sendable, Equatable {
+package struct WorkflowAdminSnapshot: Codable, Sendable, Equatable {
     /// The session's id.
-    public var id: String
+    package var id: String
     /// The current iteration, from 1.
-    public var iteration: Int
+    package var iteration: Int
     /// The hat worn in the current iteration.
-    public var hat: String
+    package var hat: String
     /// `live` or `complete`, as the status says.
-    public var mode: WorkflowMode
+    package var mode: WorkflowMode
     /// Whether `POST /api/sessions/{id}/pause` holds it.
-    public var paused: Bool
+    package var paused: Bool
     /// Simulated seconds it has run, as the status says. Sent as `elapsed_secs`.
-    public var elapsedSecs: Double
+    package var elapsedSecs: Double
     /// ISO 8601 UTC, as the list says. Sent as `started_at`.
-    public var startedAt: String
+    package var startedAt: String
     /// Iterations before `loop.completed`.
-    public var iterations: Int
+    package var iterations: Int
     /// The hats it cycles through, one per iteration.
-    public var hats: [String]
+    package var hats: [String]
     /// Simulated seconds between steps.
-    public var paceSeconds: Double
+    package var paceSeconds: Double
     /// The name of its stream, `workflows/<id>`.
-    public var stream: String
+    package var stream: String
 
     enum CodingKeys: String, CodingKey {
         case id, iteration, hat, mode, paused, iterations, hats, paceSeconds, stream

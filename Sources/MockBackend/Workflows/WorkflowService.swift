@@ -6,7 +6,7 @@ import MockBackendHTTP
 /// hat), then it calls a tool — until `loop.completed` after their configured iterations;
 /// paused, resumed and steered by clients, and driven by admin. Every event is a
 /// `WorkflowEvent` whose payload is the topic's `MockBackendAPI` type.
-public final class WorkflowService: Sendable {
+package final class WorkflowService: Sendable {
     /// Why a session could not do what was asked.
     enum Conflict: Error, Equatable {
         case complete
@@ -14,14 +14,15 @@ public final class WorkflowService: Sendable {
         case notPaused
     }
 
-    public let settings: WorkflowSettings
+    package let settings: WorkflowSettings
     private let streams: EventStreamRegistry
     private let clock: SimulationClock
     private let ids: IdentifierSource
     private let sessions: RetainedJobs<WorkflowSession>
 
-    public init(streams: EventStreamRegistry, clock: SimulationClock, ids: IdentifierSource, settings: WorkflowSettings)
-    {
+    package init(
+        streams: EventStreamRegistry, clock: SimulationClock, ids: IdentifierSource, settings: WorkflowSettings
+    ) {
         self.streams = streams
         self.clock = clock
         self.ids = ids
@@ -62,7 +63,7 @@ public final class WorkflowService: Sendable {
 
     /// Forgets every session and starts the seeds afresh. Call it after the stream
     /// registry has been cleared, so the seeds get new streams.
-    public func reset(to seeds: [Scenario.WorkflowSeed]) {
+    package func reset(to seeds: [Scenario.WorkflowSeed]) {
         for session in sessions.removeAll() {
             session.state.withLock { state in cancelStep(in: &state) }
         }

@@ -5,27 +5,27 @@ import Foundation
 #endif
 
 /// How workflow sessions behave.
-public struct WorkflowSettings: Sendable {
+package struct WorkflowSettings: Sendable {
     /// The key every `/api/sessions` route asks for, as `Authorization: Bearer <key>` or
     /// `X-API-Key: <key>`.
-    public var apiKey: String
+    package var apiKey: String
     /// The wall-clock time of simulated time zero. An event's `ts` and a session's
     /// `started_at` are this epoch plus the simulation clock's time, so with a manual clock
     /// they move only when the clock does.
-    public var epoch: Date
+    package var epoch: Date
     /// The tools `tool.called` names, one picked per iteration from the identifier source,
     /// so `--seed` makes the picks repeatable.
-    public var tools = ["read_file", "edit_file", "run_tests", "search_code", "shell"]
+    package var tools = ["read_file", "edit_file", "run_tests", "search_code", "shell"]
     /// What `POST /__admin/workflows` uses for the fields it leaves out (the id is generated).
-    public var defaults = Scenario.WorkflowSeed(
+    package var defaults = Scenario.WorkflowSeed(
         id: "", iterations: 12, hats: ["planner", "builder", "reviewer"], paceSeconds: 5)
     /// Reconnection time advertised on every session stream, in milliseconds.
-    public var retry = 5000
+    package var retry = 5000
     /// Completed sessions kept (with their streams); the oldest completed goes first.
     /// Default 1,000.
-    public var finishedSessionLimit = 1000
+    package var finishedSessionLimit = 1000
 
-    public init(apiKey: String, epoch: Date) {
+    package init(apiKey: String, epoch: Date) {
         self.apiKey = apiKey
         self.epoch = epoch
     }
