@@ -68,30 +68,9 @@ struct ChunkedRecordLog {
         }
     }
 
-    /// Calls `read` with a reader on each record a reader sees, oldest first.
-    func forEachRecord(_ read: (inout RecordReader) throws -> Void) rethrows {
-        var skip = storedCount - count
-        for chunk in chunks {
-            let bytes = chunk.bytes
-            var index = 0
-            while index + 4 <= bytes.count {
-                var length = 0
-                for byte in 0..<4 { length |= Int(bytes[index + byte]) << (8 * byte) }
-                let start = index + 4
-                index = min(start + length, bytes.count)
-                if skip > 0 {
-                    skip -= 1
-                    continue
-                }
-                var record = RecordReader(bytes[start..<index])
-                try read(&record)
-            }
-        }
-    }
-
     /// Calls `read` on the records a reader sees from the `start`-th on (0 is the oldest)
     /// until it returns false. Chunks wholly before `start` are skipped without reading.
-    func forEachRecord(from start: Int, _ read: (inout RecordReader) -> Bool) {
+    func forEachRecord(from start: Int = 0, _ read: (inout RecordReader) throws -> Bool) rethrows {
         var skip = storedCount - count + max(0, start)
         for chunk in chunks {
             if skip >= chunk.count {
@@ -110,7 +89,7 @@ struct ChunkedRecordLog {
                     continue
                 }
                 var record = RecordReader(bytes[start..<index])
-                guard read(&record) else { return }
+                guard try read(&record) else { return }
             }
         }
     }
@@ -119,7 +98,10 @@ struct ChunkedRecordLog {
     func map<Record>(_ decode: (inout RecordReader) throws -> Record) rethrows -> [Record] {
         var records: [Record] = []
         records.reserveCapacity(count)
-        try forEachRecord { records.append(try decode(&$0)) }
+        try forEachRecord { record in
+            records.append(try decode(&record))
+            return true
+        }
         return records
     }
 

@@ -79,7 +79,7 @@ struct EventLog {
         guard let lastEventID, !lastEventID.isEmpty else { return .none }
         var index = 0
         var found: Int?
-        retained.forEachRecord(from: 0) { record in
+        retained.forEachRecord { record in
             if record.readString() == lastEventID { found = index }
             index += 1
             return true
@@ -115,7 +115,7 @@ struct EventLog {
     /// The wire id of the oldest retained event.
     var oldestWireID: String? {
         var id: String?
-        retained.forEachRecord(from: 0) { record in
+        retained.forEachRecord { record in
             id = record.readString()
             return false
         }
