@@ -145,6 +145,24 @@ struct WebSocketHandshakeTests {
         }
     }
 
+    /// A request behind a declined upgrade that expects 100 Continue does not get it ahead
+    /// of the upgrade request's own answer.
+    @Test func aRequestBehindADeclinedUpgradeIsAnsweredInOrder() async throws {
+        try await withHTTPServer(responder: TestRoutes.responder()) { server in
+            let client = try RawHTTPClient(server)
+            try client.send(
+                "GET /hello HTTP/1.1\r\nHost: h\r\nConnection: Upgrade\r\nUpgrade: websocket\r\n\r\n"
+                    + "POST /echo HTTP/1.1\r\nHost: h\r\nExpect: 100-continue\r\nContent-Length: 2\r\n\r\n")
+            let first = try await client.readResponse()
+            #expect(first.status == 200)
+            #expect(first.text == "hello")
+            try client.send("ok")
+            let echo = try await client.readResponse()
+            #expect(echo.status == 200)
+            #expect(echo.text == "ok")
+        }
+    }
+
     /// Requests pipelined before an upgrade are answered first; the upgrade then switches.
     @Test func requestsBeforeTheUpgradeAreAnsweredFirst() async throws {
         try await withHTTPServer(responder: WebSocketTestRoutes.responder()) { server in

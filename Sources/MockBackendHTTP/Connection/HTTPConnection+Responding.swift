@@ -60,8 +60,6 @@ extension HTTPConnection {
             startedAt: .now)
         let resetContent = response.status == HTTPResponseEncoder.resetContent
         let bodyless = isHead || resetContent || HTTPResponseEncoder.statusForbidsBody(response.status)
-        // An upgrade request answered without switching: what followed it is HTTP.
-        if !response.isWebSocketUpgrade { declineUpgradeIfAwaiting() }
 
         switch response.body {
         case .bytes(let body):
@@ -111,6 +109,9 @@ extension HTTPConnection {
             startWebSocket(upgrade, headers: response.headers, flight: flight)
             return
         }
+        // An upgrade request answered without switching: what followed it is HTTP, parsed
+        // now that this response is queued ahead of any answer to it (a 100 Continue).
+        declineUpgradeIfAwaiting()
         flush()
     }
 
