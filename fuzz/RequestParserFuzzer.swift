@@ -118,7 +118,18 @@ func feed(_ input: [UInt8], cuts: [Int], way: String) -> Outcome {
     var failed = false
     var start = 0
     for cut in cuts + [input.count] where cut >= start && cut <= input.count {
-        let events = parser.feed(input[start..<cut])
+        var events = parser.feed(input[start..<cut])
+        // RFC 9110 §7.8: the parser stops after a request to switch protocols until the
+        // server answers. Declining each at once makes what follows HTTP again, so every
+        // way of feeding must still give the same events.
+        while parser.isAwaitingUpgrade {
+            guard case .request(let request)? = events.last, request.asksToSwitchProtocols else {
+                fail(
+                    "\(way): the parser awaits an upgrade its last event did not ask for:\n\(describe(events))",
+                    input: input)
+            }
+            events += parser.declineUpgrade()
+        }
         if failed, !events.isEmpty {
             fail(
                 "\(way): events after a .failure (feed of bytes \(start)..<\(cut)):\n\(describe(events))",

@@ -23,7 +23,7 @@ struct StubTimingShaper: ResponseShaper {
         case .body:
             if bodyWrites < bodyDelaysMilliseconds.count { delay = bodyDelaysMilliseconds[bodyWrites] }
             bodyWrites += 1
-        case .end:
+        case .end, .message, .control:
             break
         }
         return delay > 0 ? [.pause(milliseconds: delay), .bytes(bytes)] : [.bytes(bytes)]

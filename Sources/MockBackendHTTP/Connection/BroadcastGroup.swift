@@ -133,7 +133,8 @@ public struct BroadcastGroup: Sendable {
 
 /// Counts the members of a `whenDrained` call down; runs its body once, when the last one
 /// still waited for has arrived. Every `patience` it gives up on those that made no progress.
-private final class DrainBarrier: Sendable {
+/// Shared with `WebSocketBroadcastGroup`.
+final class DrainBarrier: Sendable {
     private struct State {
         var waiting: Set<UInt64>
         /// Members whose socket took bytes since the last check.

@@ -27,6 +27,9 @@ extension HTTPConnection {
             guard ResponseCompression.accepts(request) else { return (response, nil) }
             Self.markGzipped(&response.headers)
             return (response, GzipDeflater())
+        case .webSocket:
+            // A 101 carries no content; its frames are never gzipped (no extension, §9).
+            return (response, nil)
         }
     }
 

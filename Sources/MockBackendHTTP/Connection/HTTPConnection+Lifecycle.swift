@@ -40,6 +40,7 @@ extension HTTPConnection {
             logEnd(of: flight, reason: reason)
         }
         current = nil
+        webSocketDidClose(reason)
         // A suspended source never runs its cancel handler, so resume before cancelling.
         if readSuspended {
             readSuspended = false
@@ -81,6 +82,8 @@ extension HTTPConnection {
             case .idle: configuration.idleTimeout
             case .linger:
                 shuttingDown ? min(configuration.lingerTimeout, .milliseconds(200)) : configuration.lingerTimeout
+            case .webSocketIdle: webSocketIdleTimeout
+            case .webSocketClosing: configuration.webSocket.closeTimeout
             }
         guard let timeout else {
             deadline = nil
@@ -100,7 +103,8 @@ extension HTTPConnection {
 
     /// Picks the phase from what the connection is doing.
     func updateDeadline() {
-        guard lifecycle == .open else { return }
+        // An upgraded connection keeps the WebSocket's deadlines (`HTTPConnection+WebSocket`).
+        guard lifecycle == .open, webSocket == nil else { return }
         if current != nil || !pending.isEmpty {
             setDeadline(.none)
         } else if parser.isReadingBody {
@@ -125,6 +129,8 @@ extension HTTPConnection {
             return
         case .linger:
             close(reason: .connectionClosed)
+        case .webSocketIdle, .webSocketClosing:
+            handleWebSocketDeadline()
         case .header, .body, .idle:
             // RFC 9112 §9.6: never close a connection on which a request may be in flight.
             // Its bytes can be in the socket with their read event queued behind this one:
@@ -163,6 +169,10 @@ extension HTTPConnection {
         guard lifecycle != .closed else { return }
         shuttingDown = true
         pending.removeAll()
+        if let session = webSocket, session.state != .closed {
+            shutDownWebSocket(session)
+            return
+        }
         if current == nil, lifecycle == .open, hasUnreadInput {
             // Answered as `processPending` answers during shutdown: without keep-alive.
             handleReadable()

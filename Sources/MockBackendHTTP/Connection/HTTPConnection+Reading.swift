@@ -56,10 +56,25 @@ extension HTTPConnection {
         queue.async { [weak self] in self?.handleReadable() }
     }
 
-    /// Feeds bytes to the parser and queues what it finds.
+    /// Feeds bytes to the parser and queues what it finds; after an upgrade to WebSocket,
+    /// to the frame decoder instead.
     private func receive(_ bytes: UnsafeRawBufferPointer) {
         guard !stoppedReading else { return }
-        for event in parser.feed(bytes) {
+        if webSocket != nil {
+            receiveWebSocket(bytes)
+            return
+        }
+        enqueue(parser.feed(bytes))
+        // RFC 9110 §7.8: what follows a request to switch protocols may not be HTTP; the
+        // parser holds it, and reading waits until the server has answered.
+        if parser.isAwaitingUpgrade || pending.count >= context.configuration.maxPipelinedRequests {
+            suspendReading()
+        }
+    }
+
+    /// Queues parsed requests and failures in order, answering `Expect: 100-continue`.
+    func enqueue(_ events: [HTTPParserEvent]) {
+        for event in events {
             switch event {
             case .continueExpected:
                 // RFC 9110 §10.1.1: send 100 only when it is next on the wire; with
@@ -76,13 +91,16 @@ extension HTTPConnection {
                 stopReading()
             }
         }
-        if pending.count >= context.configuration.maxPipelinedRequests { suspendReading() }
     }
 
     /// The client sent FIN. A stream ends at once (EventSource never half-closes); queued
     /// requests are still answered, then the connection closes.
     private func peerDidClose() {
         peerClosed = true
+        if webSocket != nil, lifecycle == .open {
+            webSocketPeerDidClose()
+            return
+        }
         if lifecycle == .lingering || current?.writer != nil {
             close(reason: .clientClosed)
             return

@@ -24,7 +24,9 @@ extension HTTPConnection {
             }
             return
         }
-        if pending.count < context.configuration.maxPipelinedRequests, outbound.unsentBytes < 1 << 20 {
+        if pending.count < context.configuration.maxPipelinedRequests, outbound.unsentBytes < 1 << 20,
+            !parser.isAwaitingUpgrade
+        {
             resumeReading()
         }
         updateDeadline()
@@ -103,7 +105,13 @@ extension HTTPConnection {
                 guard lifecycle != .closed else { return }
                 produce(writer)
             }
+        case .webSocket(let upgrade):
+            startWebSocket(upgrade, headers: response.headers, flight: flight)
+            return
         }
+        // An upgrade request answered without switching: what followed it is HTTP, parsed
+        // now that this response is queued ahead of any answer to it (a 100 Continue).
+        declineUpgradeIfAwaiting()
         flush()
     }
 
@@ -163,7 +171,7 @@ extension HTTPConnection {
     /// Writes stream bytes that nothing is queued before: one system call, and only what the
     /// socket does not take now is queued (the common case of a broadcast to thousands of
     /// readers that keep up costs no queue operations at all).
-    private func writeDirectly(_ bytes: [UInt8]) {
+    func writeDirectly(_ bytes: [UInt8]) {
         let result: IOResult
         let stream = stream  // a closure capturing `self` would retain the connection
         do {
@@ -186,7 +194,7 @@ extension HTTPConnection {
         flush()
     }
 
-    private func disconnectSlowReader() {
+    func disconnectSlowReader() {
         context.logger.info(
             "disconnecting slow reader", metadata: ["connection": "\(id)", "unsent": "\(outbound.unsentBytes)"])
         close(reason: .slowReader)

@@ -40,6 +40,10 @@ final class HTTPConnection: @unchecked Sendable {
     /// Which timeout is armed.
     enum DeadlinePhase {
         case none, header, body, idle, linger
+        /// Upgraded to WebSocket: nothing received for `WebSocketConfiguration.idleTimeout`.
+        case webSocketIdle
+        /// Upgraded to WebSocket and closing: `WebSocketConfiguration.closeTimeout`.
+        case webSocketClosing
     }
 
     /// The response being written.
@@ -120,6 +124,9 @@ final class HTTPConnection: @unchecked Sendable {
     @exclusivity(unchecked) var isPausing = false
     /// Set by an `OutboundSegment.blackhole`: nothing is written or read again.
     var isBlackholed = false
+    /// Set once the connection has switched to WebSocket (`HTTPConnection+WebSocket`);
+    /// from then on input goes to its frame decoder, not to `parser`.
+    var webSocket: WebSocketSession?
 
     /// - Parameter eventLoop: the serial queue this connection runs on; many connections
     ///   share one, so a thread drains the events of several connections in turn instead of

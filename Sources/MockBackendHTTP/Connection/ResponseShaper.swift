@@ -79,6 +79,13 @@ public enum ResponseWriteKind: Sendable, Equatable {
     case body
     /// The end of the body: the last chunk on a chunked response, else no bytes.
     case end
+    /// On a connection upgraded to WebSocket: one whole data message, one frame (text or
+    /// binary, RFC 6455 §5.6). The server never fragments its messages, so a shaper counts
+    /// messages by counting these writes.
+    case message
+    /// On a connection upgraded to WebSocket: one control frame (ping, pong or close,
+    /// RFC 6455 §5.5).
+    case control
 }
 
 /// Turns the bytes of one response into what the socket actually sees.

@@ -51,6 +51,12 @@ public struct HTTPRequest: Sendable, Equatable {
         queryItems.first { $0.name == name }?.value
     }
 
+    /// Whether the request asks to switch protocols (RFC 9110 §7.8): an `Upgrade` field
+    /// named in `Connection`, as its sender must; a server ignores `Upgrade` from HTTP/1.0.
+    public var asksToSwitchProtocols: Bool {
+        version != .http10 && headers.contains("Upgrade") && headers.listContains("Connection", token: "upgrade")
+    }
+
     /// Whether the connection persists after this request's response (RFC 9112 §9.3).
     public var wantsKeepAlive: Bool {
         if headers.listContains("Connection", token: "close") { return false }

@@ -15,6 +15,10 @@ public struct HTTPResponse: Sendable {
         /// HTTP/1.1 and delimited by close on HTTP/1.0. The closure runs once the head has
         /// been queued, on the connection's queue; it must not block.
         case stream(@Sendable (ResponseBodyWriter) -> Void)
+        /// No body: the connection switches to WebSocket (RFC 6455 §4.2.2). The status is
+        /// sent as 101 whatever `status` says. Made by `HTTPResponse.webSocket(upgrading:)`,
+        /// which checks the handshake first.
+        case webSocket(WebSocketUpgrade)
     }
 
     public var status: Int

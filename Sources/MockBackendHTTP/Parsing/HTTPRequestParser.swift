@@ -12,7 +12,10 @@ public enum HTTPParserEvent: Sendable, Equatable {
 /// gives the same events however the input is split.
 ///
 /// Pipelined requests come out in order. After a `.failure` every further byte is ignored:
-/// once framing is in doubt nothing after it can be trusted.
+/// once framing is in doubt nothing after it can be trusted. After a request that asks to
+/// switch protocols the parser stops too, holding the bytes that follow it unparsed until
+/// the server says whether it switches (`declineUpgrade`, `takeBytesAfterUpgrade`): they
+/// may belong to the next protocol (RFC 9110 §7.8).
 public struct HTTPRequestParser: Sendable {
     enum State: Sendable {
         case head
@@ -22,6 +25,10 @@ public struct HTTPRequestParser: Sendable {
         case chunkDataEnd
         case trailers(bytes: Int)
         case failed
+        /// A request asked to switch protocols; the bytes after it wait in `buffer`.
+        case awaitingUpgrade
+        /// The connection switched protocols; the parser has nothing more to do.
+        case upgraded
     }
 
     public let limits: HTTPParserLimits
@@ -42,7 +49,7 @@ public struct HTTPRequestParser: Sendable {
     public var hasPartialRequest: Bool {
         switch state {
         case .head: !buffer.isEmpty
-        case .failed: false
+        case .failed, .awaitingUpgrade, .upgraded: false
         default: true
         }
     }
@@ -50,14 +57,42 @@ public struct HTTPRequestParser: Sendable {
     /// Whether the head of the current request is complete and its body is still arriving.
     public var isReadingBody: Bool {
         switch state {
-        case .head, .failed: false
+        case .head, .failed, .awaitingUpgrade, .upgraded: false
         default: true
         }
     }
 
+    /// Whether the last request asked to switch protocols and the parser waits for the
+    /// server's answer before it reads on.
+    public var isAwaitingUpgrade: Bool {
+        if case .awaitingUpgrade = state { return true }
+        return false
+    }
+
+    /// The server answered the upgrade request without switching: the bytes held since are
+    /// HTTP after all. Returns the events they complete.
+    public mutating func declineUpgrade() -> [HTTPParserEvent] {
+        guard isAwaitingUpgrade else { return [] }
+        state = .head
+        return feed(EmptyCollection())
+    }
+
+    /// The server switched protocols: returns the bytes received after the upgrade request,
+    /// the first of the new protocol's. The parser takes no bytes from now on.
+    public mutating func takeBytesAfterUpgrade() -> [UInt8] {
+        guard isAwaitingUpgrade else { return [] }
+        state = .upgraded
+        scanOffset = 0
+        defer { buffer = [] }
+        return buffer
+    }
+
     /// Feeds the next bytes and returns every event they complete.
     public mutating func feed<C: Collection>(_ bytes: C) -> [HTTPParserEvent] where C.Element == UInt8 {
-        if case .failed = state { return [] }
+        switch state {
+        case .failed, .upgraded: return []
+        default: break
+        }
         buffer.append(contentsOf: bytes)
         var events: [HTTPParserEvent] = []
         var consumed = 0
@@ -81,7 +116,7 @@ public struct HTTPRequestParser: Sendable {
     private mutating func step(consumed: inout Int) -> HTTPParserEvent? {
         while true {
             switch state {
-            case .failed:
+            case .failed, .awaitingUpgrade, .upgraded:
                 return nil
             case .head:
                 guard let outcome = parseHead(from: &consumed) else { return nil }
@@ -89,7 +124,7 @@ public struct HTTPRequestParser: Sendable {
                 case .failure(let error):
                     return .failure(error)
                 case .complete(let request):
-                    return .request(request)
+                    return complete(request)
                 case .needsBody(let expectsContinue):
                     if expectsContinue { return .continueExpected }
                 }
@@ -160,6 +195,12 @@ public struct HTTPRequestParser: Sendable {
         state = .head
         guard let request = pending else { return nil }
         pending = nil
+        return complete(request)
+    }
+
+    /// A whole request; the parser stops after it when it asks to switch protocols.
+    private mutating func complete(_ request: HTTPRequest) -> HTTPParserEvent {
+        if request.asksToSwitchProtocols { state = .awaitingUpgrade }
         return .request(request)
     }
 

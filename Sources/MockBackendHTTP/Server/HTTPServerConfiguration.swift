@@ -28,9 +28,38 @@ public struct HTTPServerConfiguration: Sendable {
     /// Which responses are gzip-compressed. Default: text-like bodies of 1 KiB or more
     /// for clients that accept gzip; event streams not.
     public var compression = ResponseCompression()
+    /// Pings, limits and timeouts of connections upgraded to WebSocket.
+    public var webSocket = WebSocketConfiguration()
 
     public init(host: String = "127.0.0.1", port: Int = 0) {
         self.host = host
         self.port = port
     }
+}
+
+/// How the server runs connections upgraded to WebSocket (`HTTPServerConfiguration.webSocket`).
+///
+/// Timeouts after the upgrade: the HTTP idle and keep-alive logic no longer applies (the
+/// header timeout still covers the upgrade request itself). Instead the server pings every
+/// `pingInterval`, and a connection that receives nothing at all for `idleTimeout`, not even
+/// a pong, is taken for dead and dropped without a close frame (reported as 1006). A live
+/// client answers every ping (RFC 6455 §5.5.2), so with the defaults it is never idle, even
+/// one that only listens.
+public struct WebSocketConfiguration: Sendable {
+    /// How often the server pings each connection (§5.5.2); zero sends no pings. Default 20 s.
+    public var pingInterval: Duration = .seconds(20)
+    /// How long a connection may receive no byte at all before it is dropped; zero never
+    /// drops one. Default 60 s, three pings. With pings off, a client that only listens
+    /// sends nothing: give it zero here.
+    public var idleTimeout: Duration = .seconds(60)
+    /// After the server's close frame, how long it waits for the client's before it closes
+    /// the TCP connection anyway (§7.1.1). Default 5 s. When the server stops, its grace
+    /// period (`HTTPServer.stop(gracePeriod:)`) may end the wait sooner.
+    public var closeTimeout: Duration = .seconds(5)
+    /// Largest message a client may send, all fragments together; a larger one fails the
+    /// connection with 1009 (§7.4.1, §10.4) as soon as a frame header announces it.
+    /// Default 1 MiB.
+    public var maxMessageBytes: Int = 1 << 20
+
+    public init() {}
 }

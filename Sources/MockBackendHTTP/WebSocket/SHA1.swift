@@ -1,0 +1,98 @@
+/// SHA-1 (FIPS 180-4 §6.1, RFC 3174), for the one digest the WebSocket opening handshake
+/// needs: `Sec-WebSocket-Accept` (RFC 6455 §4.2.2). Kept here so the HTTP module needs no
+/// cryptography library. SHA-1 is broken for collision resistance; the handshake uses it
+/// only to prove the server read the key, never for security, and nothing else may.
+public struct SHA1: Sendable {
+    /// H0...H4 (FIPS 180-4 §5.3.1).
+    private var state: (UInt32, UInt32, UInt32, UInt32, UInt32) = (
+        0x6745_2301, 0xEFCD_AB89, 0x98BA_DCFE, 0x1032_5476, 0xC3D2_E1F0
+    )
+    /// Bytes not yet making up a whole 64-byte block.
+    private var pending: [UInt8] = []
+    /// Message length so far, in bytes.
+    private var length: UInt64 = 0
+
+    public init() {}
+
+    /// The 20-byte digest of `bytes`.
+    public static func hash<C: Collection>(_ bytes: C) -> [UInt8] where C.Element == UInt8 {
+        var sha = SHA1()
+        sha.update(bytes)
+        return sha.finalize()
+    }
+
+    /// Adds the next bytes of the message.
+    public mutating func update<C: Collection>(_ bytes: C) where C.Element == UInt8 {
+        length &+= UInt64(bytes.count)
+        pending.append(contentsOf: bytes)
+        var start = 0
+        while pending.count - start >= 64 {
+            processBlock(pending[start..<(start + 64)])
+            start += 64
+        }
+        pending.removeFirst(start)
+    }
+
+    /// Pads the message (FIPS 180-4 §5.1.1: a 1 bit, zeros, the bit length as 64 bits
+    /// big-endian) and returns the digest, H0 to H4 big-endian.
+    public mutating func finalize() -> [UInt8] {
+        let bitLength = length &* 8
+        pending.append(0x80)
+        while pending.count % 64 != 56 { pending.append(0) }
+        for shift in stride(from: 56, through: 0, by: -8) {
+            pending.append(UInt8(truncatingIfNeeded: bitLength >> shift))
+        }
+        var start = 0
+        while start < pending.count {
+            processBlock(pending[start..<(start + 64)])
+            start += 64
+        }
+        pending = []
+        var digest: [UInt8] = []
+        digest.reserveCapacity(20)
+        for word in [state.0, state.1, state.2, state.3, state.4] {
+            for shift in stride(from: 24, through: 0, by: -8) {
+                digest.append(UInt8(truncatingIfNeeded: word >> shift))
+            }
+        }
+        return digest
+    }
+
+    /// One 512-bit block (FIPS 180-4 §6.1.2): the message schedule W0...W79, then 80 rounds.
+    private mutating func processBlock(_ block: ArraySlice<UInt8>) {
+        var schedule = [UInt32](repeating: 0, count: 80)
+        var index = block.startIndex
+        for word in 0..<16 {
+            schedule[word] =
+                UInt32(block[index]) << 24 | UInt32(block[index + 1]) << 16 | UInt32(block[index + 2]) << 8
+                | UInt32(block[index + 3])
+            index += 4
+        }
+        for word in 16..<80 {
+            schedule[word] = rotate(
+                schedule[word - 3] ^ schedule[word - 8] ^ schedule[word - 14] ^ schedule[word - 16], by: 1)
+        }
+        var (a, b, c, d, e) = state
+        for round in 0..<80 {
+            // f and K of FIPS 180-4 §4.1.1 and §4.2.1: Ch, Parity, Maj, Parity.
+            let (f, k): (UInt32, UInt32) =
+                switch round {
+                case 0..<20: ((b & c) | (~b & d), 0x5A82_7999)
+                case 20..<40: (b ^ c ^ d, 0x6ED9_EBA1)
+                case 40..<60: ((b & c) | (b & d) | (c & d), 0x8F1B_BCDC)
+                default: (b ^ c ^ d, 0xCA62_C1D6)
+                }
+            let temporary = rotate(a, by: 5) &+ f &+ e &+ k &+ schedule[round]
+            e = d
+            d = c
+            c = rotate(b, by: 30)
+            b = a
+            a = temporary
+        }
+        state = (state.0 &+ a, state.1 &+ b, state.2 &+ c, state.3 &+ d, state.4 &+ e)
+    }
+
+    private func rotate(_ value: UInt32, by count: UInt32) -> UInt32 {
+        value << count | value >> (32 - count)
+    }
+}

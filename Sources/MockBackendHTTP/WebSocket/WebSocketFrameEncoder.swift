@@ -1,0 +1,71 @@
+/// Frames as the server sends them (RFC 6455 §5.2): never masked (§5.1: a client fails the
+/// connection on a masked server frame), reserved bits clear, the length in the shortest of
+/// its three forms.
+public enum WebSocketFrameEncoder {
+    /// One frame, in one allocation.
+    public static func frame(_ opcode: WebSocketOpcode, payload: some Collection<UInt8>, fin: Bool = true) -> [UInt8] {
+        let count = payload.count
+        let headerSize = count < 126 ? 2 : count <= 0xFFFF ? 4 : 10
+        var bytes: [UInt8] = []
+        bytes.reserveCapacity(headerSize + count)
+        bytes.append((fin ? 0x80 : 0) | opcode.rawValue)
+        switch headerSize {
+        case 2:
+            bytes.append(UInt8(count))
+        case 4:
+            bytes.append(126)
+            bytes.append(UInt8(count >> 8))
+            bytes.append(UInt8(count & 0xFF))
+        default:
+            bytes.append(127)
+            for shift in stride(from: 56, through: 0, by: -8) {
+                bytes.append(UInt8(truncatingIfNeeded: count >> shift))
+            }
+        }
+        bytes.append(contentsOf: payload)
+        return bytes
+    }
+
+    /// A text message in one frame.
+    public static func text(_ text: String) -> [UInt8] {
+        frame(.text, payload: text.utf8)
+    }
+
+    /// A binary message in one frame.
+    public static func binary(_ bytes: [UInt8]) -> [UInt8] {
+        frame(.binary, payload: bytes)
+    }
+
+    /// A close frame (§5.5.1); the reason is cut to fit a control frame.
+    public static func close(_ payload: WebSocketClosePayload) -> [UInt8] {
+        frame(.close, payload: payload.bytes)
+    }
+
+    /// A ping (§5.5.2); the payload is cut to 125 bytes.
+    public static func ping(_ payload: [UInt8] = []) -> [UInt8] {
+        frame(.ping, payload: payload.prefix(125))
+    }
+
+    /// A pong (§5.5.3) answering a ping with `payload` (at most 125 bytes, as pings have).
+    public static func pong(_ payload: [UInt8]) -> [UInt8] {
+        frame(.pong, payload: payload.prefix(125))
+    }
+}
+
+/// A data message framed once for any number of connections (a broadcast): the frame is
+/// built here, and every connection sends the same bytes without copying them. Server
+/// frames are never masked (RFC 6455 §5.1), so one frame fits every connection.
+public struct PreparedWebSocketMessage: Sendable, Equatable {
+    /// The whole frame: FIN set, unmasked.
+    public let frame: [UInt8]
+
+    /// A text message (opcode 1).
+    public init(text: String) {
+        frame = WebSocketFrameEncoder.text(text)
+    }
+
+    /// A binary message (opcode 2).
+    public init(binary: [UInt8]) {
+        frame = WebSocketFrameEncoder.binary(binary)
+    }
+}
