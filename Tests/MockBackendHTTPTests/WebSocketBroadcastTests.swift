@@ -1,5 +1,6 @@
 import Dispatch
 import MockBackendHTTP
+import MockBackendSupport
 import MockBackendTesting
 import Testing
 

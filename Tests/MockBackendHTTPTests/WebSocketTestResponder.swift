@@ -1,6 +1,7 @@
 import Dispatch
 import Logging
 import MockBackendHTTP
+import MockBackendSupport
 import MockBackendTesting
 
 /// The WebSocket connections opened on a `WebSocketTestRoutes` server and what they saw.

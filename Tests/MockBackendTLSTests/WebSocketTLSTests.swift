@@ -1,6 +1,7 @@
 import Foundation
 import Logging
 import MockBackendHTTP
+import MockBackendSupport
 import MockBackendTLS
 import MockBackendTesting
 import Testing

@@ -1,4 +1,5 @@
 import Dispatch
+import MockBackendSupport
 
 extension HTTPConnection {
     /// Answers the upgrade request with 101 and switches the connection to WebSocket

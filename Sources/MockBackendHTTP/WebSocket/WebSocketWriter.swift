@@ -1,4 +1,5 @@
 import Dispatch
+import MockBackendSupport
 
 #if canImport(Glibc)
 import Glibc
