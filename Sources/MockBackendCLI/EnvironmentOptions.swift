@@ -7,7 +7,7 @@ enum EnvironmentOptions {
     /// Every option that takes a value, by its long name.
     static let valueOptions = [
         "host", "port", "public-dir", "openapi-file", "log-level", "log-format", "max-connections", "heartbeat",
-        "sse-padding", "session-ttl", "userinfo-idle-timeout", "balance-update-variants", "clock",
+        "sse-padding", "session-ttl", "userinfo-idle-timeout", "ws-ping-interval", "balance-update-variants", "clock",
         "speed", "seed", "generation-seconds", "scenario", "mappings", "api-key", "admin-token", "tls-port",
         "tls-cert", "tls-key", "tls-cert-out",
     ]

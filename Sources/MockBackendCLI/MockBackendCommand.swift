@@ -113,8 +113,11 @@ struct MockBackendCommand: ParsableCommand {
     @Option(help: "Seconds after login when a session expires; 0 keeps sessions until ended otherwise.")
     var sessionTtl: Double = 0
 
-    @Option(help: "Seconds without an event after which the server closes a user-info stream.")
-    var userinfoIdleTimeout: Double = 30
+    @Option(help: "Seconds without an event after which the server closes a user-info stream; 0 never.")
+    var userinfoIdleTimeout: Double = 60
+
+    @Option(help: "Seconds between the server's pings on the V1 progress WebSocket; 0 sends none.")
+    var wsPingInterval: Double = 20
 
     @Option(help: "Balance-update messages per posting: both, v1 (BALANCE_UPDATE) or v2 (BALANCE_UPDATE_V2).")
     var balanceUpdateVariants: BalanceUpdateVariants = .both
@@ -151,12 +154,12 @@ struct MockBackendCommand: ParsableCommand {
             throw ValidationError("--max-connections must be at least 1, not \(maxConnections).")
         }
         guard !host.isEmpty else { throw ValidationError("--host must not be empty.") }
-        guard heartbeat >= 0, heartbeat.isFinite else {
-            throw ValidationError("--heartbeat must be 0 or more seconds, not \(heartbeat).")
-        }
-        for (name, value) in [("--session-ttl", sessionTtl), ("--userinfo-idle-timeout", userinfoIdleTimeout)]
-        where !(value >= 0 && value.isFinite) {
-            throw ValidationError("\(name) must be 0 or more seconds, not \(value).")
+        // Bounded by a year: a larger duration is a typo, and would overflow the timers.
+        for (name, value) in [
+            ("--heartbeat", heartbeat), ("--session-ttl", sessionTtl),
+            ("--userinfo-idle-timeout", userinfoIdleTimeout), ("--ws-ping-interval", wsPingInterval),
+        ] where !(value >= 0 && value <= Self.longestDuration) {
+            throw ValidationError("\(name) must be from 0 to \(Int(Self.longestDuration)) seconds, not \(value).")
         }
         if let generationSeconds, !(generationSeconds > 0 && generationSeconds <= 86_400) {
             throw ValidationError("--generation-seconds must be above 0 and at most 86400, not \(generationSeconds).")
@@ -184,6 +187,9 @@ struct MockBackendCommand: ParsableCommand {
         try validateTLS()
     }
 
+    /// The longest duration an option takes: a year, in seconds.
+    static let longestDuration: Double = 365 * 86_400
+
     var appConfiguration: MockBackendConfiguration {
         var http = HTTPServerConfiguration(host: host, port: port)
         http.maxConnections = maxConnections
@@ -193,6 +199,7 @@ struct MockBackendCommand: ParsableCommand {
         configuration.ssePadding = ssePadding
         configuration.player.sessionTTL = sessionTtl > 0 ? .milliseconds(Int((sessionTtl * 1000).rounded())) : nil
         configuration.player.userInfoIdleTimeout = .milliseconds(Int((userinfoIdleTimeout * 1000).rounded()))
+        configuration.http.webSocket.pingInterval = .milliseconds(Int((wsPingInterval * 1000).rounded()))
         configuration.player.balanceUpdateVariants = balanceUpdateVariants
         configuration.clock = clock == .manual ? .manual : .real(speed: speed)
         configuration.seed = seed

@@ -177,6 +177,23 @@ struct ProcessTests {
         #expect(Set(options) == Set(EnvironmentOptions.valueOptions))
     }
 
+    @Test func defaultsAreTheBackendsOwn() throws {
+        let configuration = try MockBackendCommand.parse([]).appConfiguration
+        #expect(configuration.player.userInfoIdleTimeout == .seconds(60))
+        #expect(configuration.http.webSocket.pingInterval == .seconds(20))
+        let set = try MockBackendCommand.parse(["--userinfo-idle-timeout", "2.5", "--ws-ping-interval", "0"])
+            .appConfiguration
+        #expect(set.player.userInfoIdleTimeout == .milliseconds(2500))
+        #expect(set.http.webSocket.pingInterval == .zero)
+    }
+
+    @Test(arguments: ["--userinfo-idle-timeout", "--session-ttl", "--ws-ping-interval", "--heartbeat"])
+    func durationsOutOfRangeAreRefused(_ option: String) {
+        for value in ["-1", "nan", "1e300", "inf"] {
+            #expect(throws: (any Error).self, "\(option) \(value)") { try MockBackendCommand.parse([option, value]) }
+        }
+    }
+
     @Test func environmentValuesGoFirstSoFlagsWin() {
         let merged = EnvironmentOptions.merge(
             ["--port", "9"], environment: ["MOCKBACKEND_PORT": "8", "MOCKBACKEND_MAX_CONNECTIONS": "3"])

@@ -38,7 +38,8 @@ struct FaultMiddleware: HTTPMiddleware {
             return response
         case .refuseStream(let status, let hang):
             var response = try next(request)
-            guard response.isStream else { return response }
+            // A stream: an event stream, or a WebSocket, refused before its upgrade.
+            guard response.isStream || response.isWebSocketUpgrade else { return response }
             if hang {
                 response.shaper = FaultShaper(fault)
                 return response

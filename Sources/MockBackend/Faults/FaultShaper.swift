@@ -7,7 +7,9 @@ import MockBackendHTTP
 /// kind is tested by feeding it writes. Body writes arrive framed (one whole chunk on
 /// HTTP/1.1); kinds that act on events take the chunk apart, find the events in it
 /// (`EventBoundaryScanner`: a write may hold many, as a flood or a replay does), and frame
-/// the parts they send again. Time comes from `now`, so `mute` is tested without waiting.
+/// the parts they send again. On a WebSocket, each data message is a write of its own
+/// (`.message`) and counts as one event; control frames (`.control`: pings, pongs, close)
+/// are never counted. Time comes from `now`, so `mute` is tested without waiting.
 struct FaultShaper: ResponseShaper {
     let fault: Fault
     private let now: @Sendable () -> ContinuousClock.Instant
@@ -54,9 +56,7 @@ struct FaultShaper: ResponseShaper {
             guard bodyBytes >= limit else { return [.bytes(bytes)] }
             return [.bytes(Array(bytes.prefix(max(0, allowed)))), .close(reset: reset)]
         case .cutInsideEvent(let target, let afterBytes, let reset):
-            guard kind == .body else { return [.bytes(bytes)] }
-            let chunk = ChunkFrame(bytes)
-            let found = scanner.scan(chunk.payload)
+            guard let (chunk, found) = events(in: bytes, kind: kind) else { return [.bytes(bytes)] }
             guard events < target, events + found.count >= target else {
                 events += found.count
                 return [.bytes(bytes)]
@@ -67,11 +67,13 @@ struct FaultShaper: ResponseShaper {
             let cut = min(event.upperBound, event.lowerBound + afterBytes)
             return [.bytes(chunk.header + chunk.payload[..<cut]), .close(reset: reset)]
         case .fragment(let fragmentation, let pause):
-            guard kind == .body, !bytes.isEmpty else { return [.bytes(bytes)] }
+            guard kind == .body || kind == .message, !bytes.isEmpty else { return [.bytes(bytes)] }
             switch fragmentation {
             case .bytes(let size): return [.paced(PacedBytes(bytes, cut: .every(size), pauseMilliseconds: pause))]
             case .utf8: return [.paced(PacedBytes(bytes, cut: .insideUTF8, pauseMilliseconds: pause))]
             case .crlf:
+                // Line ends are an event stream's; a WebSocket frame has none to split.
+                guard kind == .body else { return [.bytes(bytes)] }
                 var chunk = ChunkFrame(bytes)
                 chunk.payload = Self.crlfLineEnds(chunk.payload)
                 return [.paced(PacedBytes(chunk.framed, cut: .betweenCRLF, pauseMilliseconds: pause))]
@@ -92,10 +94,8 @@ struct FaultShaper: ResponseShaper {
                 muteEnds = now() + .milliseconds(milliseconds ?? Fault.longestPause)
                 return [.bytes(bytes)]
             }
-            guard kind == .body, let muteEnds, now() < muteEnds else { return [.bytes(bytes)] }
-            var chunk = ChunkFrame(bytes)
-            let found = scanner.scan(chunk.payload)
-            guard !found.isEmpty else { return [.bytes(bytes)] }
+            guard let muteEnds, now() < muteEnds, var (chunk, found) = events(in: bytes, kind: kind), !found.isEmpty
+            else { return [.bytes(bytes)] }
             // Only the events go; comments (heartbeats) and bare `retry:` stay.
             var kept: [UInt8] = []
             var start = 0
@@ -149,13 +149,26 @@ struct FaultShaper: ResponseShaper {
     private mutating func split(_ bytes: [UInt8], kind: ResponseWriteKind, afterEvent target: Int)
         -> (sent: [UInt8], rest: [UInt8])?
     {
-        guard kind == .body else { return nil }
-        let chunk = ChunkFrame(bytes)
-        let found = scanner.scan(chunk.payload)
+        guard let (chunk, found) = events(in: bytes, kind: kind) else { return nil }
         defer { events += found.count }
         guard events < target, events + found.count >= target else { return nil }
         let end = found[target - events - 1].upperBound
         return (chunk.reframed(chunk.payload[..<end]), chunk.reframed(chunk.payload[end...]))
+    }
+
+    /// A write taken apart and the events in it, as ranges of its payload: the event-stream
+    /// events of a body write, the message itself of a WebSocket message write. Nil for a
+    /// write that can hold none (the head, the end, a control frame).
+    private mutating func events(in bytes: [UInt8], kind: ResponseWriteKind) -> (ChunkFrame, [Range<Int>])? {
+        switch kind {
+        case .body:
+            let chunk = ChunkFrame(bytes)
+            return (chunk, scanner.scan(chunk.payload))
+        case .message:
+            return (ChunkFrame(unframed: bytes), [0..<bytes.count])
+        case .head, .end, .control:
+            return nil
+        }
     }
 
     /// Bytes that are not HTTP: the same every time, so a test can recognise them.
@@ -193,6 +206,13 @@ struct ChunkFrame {
             payload = bytes
             trailer = []
         }
+    }
+
+    /// Bytes that are not a chunk (a WebSocket frame): all payload, framed as they are.
+    init(unframed bytes: [UInt8]) {
+        header = []
+        payload = bytes
+        trailer = []
     }
 
     /// Framed again, with the chunk size of the payload as it is now.

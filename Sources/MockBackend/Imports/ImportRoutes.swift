@@ -26,6 +26,20 @@ struct ImportRoutes {
         }
         router.get("/api/v2/imports/{jobId}") { request in try .json(try Self.job(request, imports).snapshot) }
         router.get("/v1/jobs/{jobId}/status") { request in try .json(try Self.job(request, imports).snapshot) }
+        // The V1 progress socket: the job's events as JSON text messages (RFC 6455). An
+        // unknown or missing job is refused before any upgrade.
+        router.get("/ws/progress") { request in
+            let id = request.queryValue("jobId") ?? ""
+            guard !id.isEmpty, let job = imports.job(id) else {
+                throw ProblemDetails(
+                    status: 404, code: "JOB_NOT_FOUND",
+                    detail: id.isEmpty ? "Name the import job: /ws/progress?jobId=import_…" : "No import job \(id).")
+            }
+            let events = endpoint.events
+            return .webSocket(upgrading: request) { writer in
+                job.stream.attach(webSocket: writer, request: request, events: events)
+            }
+        }
     }
 
     static func job(_ request: HTTPRequest, _ imports: ImportService) throws -> ImportJob {

@@ -10,11 +10,14 @@ extension EventStream {
     /// still catching up end once their replay is written; later connections get the
     /// history after their Last-Event-ID, or 204 if there is none.
     package func finish() {
-        let writers = state.withLock { state -> [ResponseBodyWriter] in
+        let finishing = state.withLock { state -> [Subscriber] in
             state.finished = true
-            return state.subscribers.values.filter { $0.replayFrom == nil }.map(\.writer)
+            return state.subscribers.values.filter { $0.replayFrom == nil }
         }
-        for writer in writers { writer.finish() }
+        for subscriber in finishing {
+            subscriber.record.noteEnding(.finished)
+            subscriber.channel.finish()
+        }
     }
 
     /// Ends every subscriber's connection (or one) now, as `mode` says, with `cause` in the
@@ -27,17 +30,13 @@ extension EventStream {
         // the connection's loop, and an event published in between would otherwise be
         // counted in the journal as delivered to a connection that never gets it.
         let leaving = state.withLock { state in
-            let leaving = state.subscribers.values.filter { connection == nil || $0.writer.connectionID == connection }
+            let leaving = state.subscribers.values.filter { connection == nil || $0.channel.connectionID == connection }
             for subscriber in leaving { Self.unsubscribe(subscriber, from: &state) }
             return leaving
         }
         for subscriber in leaving {
             subscriber.record.noteEnding(cause)
-            switch mode {
-            case .broken: subscriber.writer.abort(reset: false)
-            case .reset: subscriber.writer.abort(reset: true)
-            case .graceful: subscriber.writer.finish()
-            }
+            subscriber.channel.disconnect(mode)
         }
         return leaving.count
     }
@@ -72,7 +71,7 @@ extension EventStream {
             let members = state.subscribers.values.filter { $0.audience == audience }
             var ending: [Subscriber] = []
             for subscriber in members where subscriber.replayFrom == nil {
-                subscriber.writer.write(logged.bytes)
+                subscriber.channel.write([logged])
                 subscriber.record.noteDelivered(count: 1, ids: CollectionOfOne(logged.wireID))
                 Self.unsubscribe(subscriber, from: &state)
                 ending.append(subscriber)
@@ -82,7 +81,7 @@ extension EventStream {
         guard let ending else { return 0 }
         for subscriber in ending where subscriber.replayFrom == nil {
             subscriber.record.noteEnding(cause)
-            subscriber.writer.finish()
+            subscriber.channel.finish()
         }
         return ending.count
     }
@@ -102,7 +101,7 @@ extension EventStream {
         }
         for subscriber in idle {
             subscriber.record.noteEnding(.idle)
-            subscriber.writer.finish()
+            subscriber.channel.finish()
         }
     }
 

@@ -24,7 +24,7 @@ import ServerSentEvents
 ///   last event and the end, however close to the end it arrives.
 package final class EventStream: Sendable {
     struct Subscriber {
-        let writer: ResponseBodyWriter
+        let channel: SubscriberChannel
         let record: StreamConnectionRecord
         /// The audience it belongs to (a player session id), if any.
         let audience: String?
@@ -45,8 +45,10 @@ package final class EventStream: Sendable {
     struct State {
         var log: EventLog
         var subscribers: [UInt64: Subscriber] = [:]
-        /// The live subscribers' writers, grouped by event loop.
+        /// The live event-stream subscribers' writers, grouped by event loop.
         var broadcast = BroadcastGroup()
+        /// The live WebSocket subscribers' writers, grouped by event loop.
+        var webSocketBroadcast = WebSocketBroadcastGroup()
         var ledger = DeliveryLedger()
         var finished = false
         var retry: Int?
@@ -87,6 +89,10 @@ package final class EventStream: Sendable {
             let logged = state.log.append(event, retry: retry)
             if let retry { state.retry = retry }
             state.broadcast.write(PreparedBodyPart(logged.bytes))
+            if state.webSocketBroadcast.count > 0 {
+                state.webSocketBroadcast.send(
+                    PreparedWebSocketMessage(text: SubscriberChannel.webSocketText(of: event)))
+            }
             state.ledger.logged(logged)
             state.lastEventAt = now
             return logged
@@ -134,7 +140,7 @@ package final class EventStream: Sendable {
         let now = clock.now
         return state.withLock { state in
             guard var subscriber = state.subscribers[connection] else { return false }
-            subscriber.writer.write(SSEEncoder.encode(event, retry: retry))
+            subscriber.channel.write(event, retry: retry)
             subscriber.activeSince = now
             state.subscribers[connection] = subscriber
             if let id = event.id {
@@ -158,12 +164,12 @@ package final class EventStream: Sendable {
                 state.retry = milliseconds
                 state.broadcast.write(PreparedBodyPart(bytes))
                 for subscriber in state.subscribers.values where subscriber.replayFrom != nil {
-                    subscriber.writer.write(bytes)
+                    subscriber.channel.writeStreamBytes(bytes)
                 }
                 return state.subscribers.count
             }
             guard let subscriber = state.subscribers[connection] else { return 0 }
-            subscriber.writer.write(bytes)
+            subscriber.channel.writeStreamBytes(bytes)
             return 1
         }
     }
@@ -198,7 +204,8 @@ package final class EventStream: Sendable {
                 subscribers: state.subscribers.values.map { subscriber in
                     let record = subscriber.record.notedSnapshot
                     return .init(
-                        connection: subscriber.writer.connectionID, record: record.id, connectedAt: record.connectedAt,
+                        connection: subscriber.channel.connectionID, protocol: subscriber.channel.protocolName,
+                        record: record.id, connectedAt: record.connectedAt,
                         lastEventId: record.lastEventId, deliveredCount: record.deliveredCount,
                         catchingUp: subscriber.replayFrom != nil)
                 }.sorted { $0.connection < $1.connection })

@@ -2,6 +2,8 @@
 public struct EventStreamSnapshot: Codable, Sendable, Equatable {
     public struct Subscriber: Codable, Sendable, Equatable {
         public var connection: UInt64
+        /// `sse` or `websocket`.
+        public var `protocol`: String
         public var record: Int
         public var connectedAt: String
         public var lastEventId: String?

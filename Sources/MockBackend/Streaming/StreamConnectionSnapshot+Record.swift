@@ -3,6 +3,7 @@ extension StreamConnectionSnapshot {
     func write(to record: inout RecordWriter) {
         record.write(id)
         record.write(stream)
+        record.write(`protocol`)
         record.write(connection)
         record.write(client)
         record.write(connectedAt)
@@ -24,6 +25,7 @@ extension StreamConnectionSnapshot {
     init(reading record: inout RecordReader) {
         id = record.readInt()
         stream = record.readString()
+        `protocol` = record.readString()
         connection = record.readUInt64()
         client = record.readString()
         connectedAt = record.readString()

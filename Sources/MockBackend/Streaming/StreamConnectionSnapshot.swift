@@ -8,8 +8,12 @@ public struct StreamConnectionSnapshot: Codable, Sendable, Equatable {
         public var advertisedRetryMs: Int?
     }
 
+    /// The record's number, from 1 in the order connections opened.
     public var id: Int
     public var stream: String
+    /// `sse` for an event-stream response, `websocket` for a WebSocket (the V1 progress
+    /// socket of an import job).
+    public var `protocol`: String
     public var connection: UInt64
     public var client: String
     public var connectedAt: String

@@ -67,15 +67,17 @@ final class StreamConnectionRecord: Sendable {
         }
     }
 
-    /// Records the end once, with the cause the stream noted when the connection ended as
-    /// it was asked to (finished or dropped), else the connection's own reason;
-    /// `advertisedRetry` is remembered for the client's next connection.
-    func end(reason: StreamEndReason, advertisedRetry: Int?) {
+    /// Records the end once: the cause the stream noted when it asked for the end (however
+    /// the connection then ended: a WebSocket's closing handshake may time out); else, for
+    /// a connection that finished or was dropped without the stream asking, `unasked` when
+    /// given (a WebSocket closing handshake the client began); else the connection's own
+    /// reason. `advertisedRetry` is remembered for the client's next connection.
+    func end(reason: StreamEndReason, advertisedRetry: Int?, unasked: StreamEndCause? = nil) {
         let ended = state.withLock { state -> StreamConnectionSnapshot? in
             state.settleLive = nil
             guard state.snapshot.endedAt == nil else { return nil }
-            let asked = reason == .finished || reason == .aborted
-            let cause = asked ? state.intendedEnd ?? StreamEndCause(reason) : StreamEndCause(reason)
+            let unaskedCause = reason == .finished || reason == .aborted ? unasked : nil
+            let cause = state.intendedEnd ?? unaskedCause ?? StreamEndCause(reason)
             state.snapshot.endedAt = Timestamp.iso8601(Date())
             state.snapshot.endReason = cause.rawValue
             return state.snapshot
@@ -119,7 +121,9 @@ package final class StreamJournal: Sendable {
         state = LockedValue(State(ended: ChunkedRecordLog(retention: capacity)))
     }
 
-    func open(stream: String, request: HTTPRequest, lastEventID: String?) -> StreamConnectionRecord {
+    func open(stream: String, request: HTTPRequest, lastEventID: String?, protocol: String = "sse")
+        -> StreamConnectionRecord
+    {
         let client = request.headers["X-Client-Id"] ?? request.headers["User-Agent"] ?? "anonymous"
         let clientKey = stream + "|" + client
         var headers: [String: String] = [:]
@@ -137,7 +141,8 @@ package final class StreamJournal: Sendable {
                     advertisedRetryMs: previous.advertisedRetry)
             }
             let snapshot = StreamConnectionSnapshot(
-                id: state.nextID, stream: stream, connection: request.connectionID, client: client,
+                id: state.nextID, stream: stream, protocol: `protocol`, connection: request.connectionID,
+                client: client,
                 connectedAt: Timestamp.iso8601(Date()), endedAt: nil, endReason: nil, lastEventId: lastEventID,
                 requestHeaders: headers, deliveredIds: [], deliveredCount: 0, reconnect: reconnect)
             state.nextID += 1

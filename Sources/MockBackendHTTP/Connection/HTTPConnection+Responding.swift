@@ -209,12 +209,6 @@ extension HTTPConnection {
     /// Queues the end of the body and stops the producer.
     func endStream(reason: StreamEndReason) {
         guard let flight = current, flight.producing else { return }
-        // A blackholed connection sends nothing more, not even the end of the body: ending
-        // it means closing it.
-        if isBlackholed {
-            close(reason: reason)
-            return
-        }
         current?.producing = false
         current?.endReason = reason
         plainStream = nil

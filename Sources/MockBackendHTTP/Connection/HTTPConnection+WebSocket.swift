@@ -81,11 +81,10 @@ extension HTTPConnection {
         guard let session = webSocket, session.writer === writer, session.state == .open, lifecycle == .open else {
             return
         }
-        // Nothing reaches the client of a blackholed connection: ending it means closing it.
-        if isBlackholed {
-            close(reason: .finished)
-            return
-        }
+        // Nothing reaches the client of a blackholed connection, not even a close frame, and
+        // it is never closed but by an abort or the server stopping: the client must notice
+        // on its own that nothing comes.
+        guard !isBlackholed else { return }
         sendClose(payload, in: session)
         session.state = .closeSent
         setDeadline(.webSocketClosing)

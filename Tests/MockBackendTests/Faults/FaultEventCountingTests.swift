@@ -112,11 +112,16 @@ struct FaultEventCountingTests {
             #expect(await client.waitForClose(timeout: .milliseconds(500)) == .stillOpen)
             #expect(client.buffer.count == received)
             #expect(stream.subscriberCount == 1)
-            // Only the server ends it, also when asked to end it gracefully.
+            // Not even the end of the body goes out: a graceful end leaves it as it is.
             _ = try await server.request(
                 "POST", "/__admin/streams/channels/hole/disconnect", body: #"{"graceful":true}"#)
-            #expect(await client.waitForClose() == .fin)
+            #expect(await client.waitForClose(timeout: .milliseconds(300)) == .stillOpen)
             #expect(client.buffer.count == received)
+            // Only a broken connection ends it (or the server stopping).
+            let again = try await openChannel(server, "hole")
+            #expect(await eventually { stream.subscriberCount == 1 })
+            _ = try await server.request("POST", "/__admin/streams/channels/hole/disconnect")
+            #expect(await again.waitForClose() == .fin)
         }
     }
 

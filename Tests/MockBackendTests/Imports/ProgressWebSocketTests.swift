@@ -1,0 +1,218 @@
+import Foundation
+import MockBackend
+import MockBackendTesting
+import Testing
+
+/// The V1 progress WebSocket, `GET /ws/progress?jobId=`: the handshake and its refusals,
+/// the job's events as JSON text messages, the end, and the socket as one of the job
+/// stream's connections (admin list, journal, disconnects, faults).
+@Suite("V1 progress WebSocket")
+struct ProgressWebSocketTests {
+    private static func manual() -> MockBackendConfiguration {
+        var configuration = MockBackendConfiguration.forTesting()
+        configuration.clock = .manual
+        return configuration
+    }
+
+    /// Uploads a CSV of `rows` rows; returns the job id.
+    private func startJob(_ server: RunningServer, rows: Int = 20) async throws -> String {
+        let accepted = try await upload(server, booksCSV(rows: rows))
+        #expect(accepted.status == 202)
+        let object = try JSONSerialization.jsonObject(with: Data(accepted.body)) as? [String: Any]
+        return try #require(object?["jobId"] as? String)
+    }
+
+    private func advance(_ server: RunningServer, ms: Int) async throws {
+        #expect(try await server.request("POST", "/__admin/clock/advance", body: #"{"ms":\#(ms)}"#).status == 200)
+    }
+
+    /// The JSON object of a text frame.
+    private func message(_ frame: RawWebSocketFrame) throws -> [String: Any] {
+        #expect(frame.opcode == 1, "\(frame)")
+        return try #require(try JSONSerialization.jsonObject(with: Data(frame.payload)) as? [String: Any])
+    }
+
+    /// Reads text messages until one of type `type`; returns all of them.
+    private func messages(_ client: RawWebSocketClient, until type: String) async throws -> [[String: Any]] {
+        var received: [[String: Any]] = []
+        while received.last?["type"] as? String != type {
+            received.append(try message(try await client.readFrameSkippingPings()))
+        }
+        return received
+    }
+
+    @Test func aWholeJobArrivesAsMessagesThenCloses1000() async throws {
+        try await withRunningServer(Self.manual()) { server in
+            let job = try await startJob(server, rows: 20)
+            let client = try await RawWebSocketClient.connect(port: server.port, path: "/ws/progress?jobId=\(job)")
+            #expect(client.handshake?.headers["Sec-WebSocket-Accept"] == "s3pPLMBiTxaQ9kYGzzhZRbK+xOo=")
+            try await advance(server, ms: 200)
+            try await advance(server, ms: 200)
+            #expect(try await server.request("POST", "/__admin/imports/\(job)/complete").status == 200)
+            let received = try await messages(client, until: "complete")
+            #expect(received.first?["type"] as? String == "started")
+            #expect(received.first?["jobId"] as? String == job)
+            let progress = try #require(received.first { $0["type"] as? String == "progress" })
+            // Both spellings, as on the V2 stream.
+            #expect(progress["processedRows"] as? Int == progress["processedCount"] as? Int)
+            #expect(progress["totalRows"] as? Int == 20)
+            #expect(progress["totalCount"] as? Int == 20)
+            let complete = try #require(received.last)
+            #expect(complete["successfulRows"] as? Int == 20)
+            #expect(complete["status"] as? String == "complete")
+            let close = try await client.readFrameSkippingPings()
+            #expect(close.opcode == 8)
+            #expect(close.closeCode == 1000)
+            try client.send(.close(code: 1000))
+            #expect(await client.readUntilClosed().end == .fin)
+            let record = try #require(
+                server.app.streams.journal.snapshots(stream: "imports/\(job)").first { $0.protocol == "websocket" })
+            #expect(record.endReason == "finished")
+            #expect(record.deliveredCount == received.count)
+        }
+    }
+
+    @Test func aReconnectGetsTheWholeHistoryAgain() async throws {
+        try await withRunningServer(Self.manual()) { server in
+            let job = try await startJob(server)
+            try await advance(server, ms: 400)
+            let first = try await RawWebSocketClient.connect(port: server.port, path: "/ws/progress?jobId=\(job)")
+            let firstTypes = try await messages(first, until: "progress").map { $0["type"] as? String }
+            first.close()
+            let second = try await RawWebSocketClient.connect(port: server.port, path: "/ws/progress?jobId=\(job)")
+            let secondTypes = try await messages(second, until: "progress").map { $0["type"] as? String }
+            #expect(firstTypes == secondTypes)
+            #expect(secondTypes.first == "started")
+        }
+    }
+
+    @Test(
+        "refusals come before any upgrade",
+        arguments: [
+            ("/ws/progress?jobId=import_nope", "", 404, "JOB_NOT_FOUND", nil as String?),
+            ("/ws/progress", "", 404, "JOB_NOT_FOUND", nil),
+            ("/ws/progress?jobId=JOB", "plain", 426, "", "Upgrade: websocket"),
+            ("/ws/progress?jobId=JOB", "version", 426, "", "Sec-WebSocket-Version: 13"),
+        ])
+    func refusals(path: String, variant: String, status: Int, code: String, header: String?) async throws {
+        try await withRunningServer(Self.manual()) { server in
+            let job = try await startJob(server)
+            let target = path.replacingOccurrences(of: "JOB", with: job)
+            let client = try server.connect()
+            switch variant {
+            case "plain": try client.send("GET \(target) HTTP/1.1\r\nHost: t\r\n\r\n")
+            case "version":
+                try client.send(
+                    RawWebSocketClient.upgradeRequest(path: target).replacingOccurrences(
+                        of: "Sec-WebSocket-Version: 13", with: "Sec-WebSocket-Version: 8"))
+            default: try client.send(RawWebSocketClient.upgradeRequest(path: target))
+            }
+            let response = try await client.readResponse()
+            #expect(response.status == status)
+            #expect(response.headers["Content-Type"] == "application/problem+json")
+            if !code.isEmpty { #expect(response.text.contains(code)) }
+            if let header {
+                let parts = header.split(separator: ":", maxSplits: 1).map { $0.trimmingCharacters(in: .whitespaces) }
+                #expect(response.headers[parts[0]] == parts[1])
+            }
+        }
+    }
+
+    @Test func itIsOneOfTheJobStreamsConnectionsAndTakesAdminPushes() async throws {
+        try await withRunningServer(Self.manual()) { server in
+            let job = try await startJob(server)
+            let client = try await RawWebSocketClient.connect(port: server.port, path: "/ws/progress?jobId=\(job)")
+            let streams = try await server.request("GET", "/__admin/streams")
+            #expect(streams.text.contains(#""protocol":"websocket""#))
+            let pushed = try await server.request(
+                "POST", "/__admin/streams/imports/\(job)/events", body: #"{"event":"note","data":{"text":"hi"}}"#)
+            #expect(pushed.status == 200)
+            let note = try message(try await client.readFrameSkippingPings())
+            #expect(note["type"] as? String == "note")
+            #expect(note["text"] as? String == "hi")
+            let connections = server.app.streams.journal.snapshots(stream: "imports/\(job)")
+            #expect(connections.map(\.protocol) == ["websocket"])
+            #expect(connections.first?.requestHeaders["Sec-WebSocket-Key"] == RawWebSocketClient.sampleKey)
+        }
+    }
+
+    @Test(arguments: ["graceful", "broken", "reset"])
+    func adminDisconnect(_ mode: String) async throws {
+        try await withRunningServer(Self.manual()) { server in
+            let job = try await startJob(server)
+            let client = try await RawWebSocketClient.connect(port: server.port, path: "/ws/progress?jobId=\(job)")
+            #expect(
+                await eventually { server.app.streams.existingStream(named: "imports/\(job)")?.subscriberCount == 1 })
+            let body =
+                switch mode {
+                case "graceful": #"{"graceful":true}"#
+                case "reset": #"{"reset":true}"#
+                default: "{}"
+                }
+            _ = try await server.request("POST", "/__admin/streams/imports/\(job)/disconnect", body: body)
+            let (frames, end) = await client.readUntilClosed()
+            switch mode {
+            case "graceful":
+                #expect(frames.last?.opcode == 8)
+                #expect(frames.last?.closeCode == 1001)
+            case "reset":
+                #expect(end == .reset)
+                #expect(!frames.contains { $0.opcode == 8 })
+            default:
+                #expect(end == .fin)
+                #expect(!frames.contains { $0.opcode == 8 })
+            }
+            #expect(
+                await eventually {
+                    server.app.streams.journal.snapshots(stream: "imports/\(job)").first?.endReason == "admin"
+                })
+        }
+    }
+
+    private func addFault(_ server: RunningServer, _ fault: String) async throws {
+        let response = try await server.request(
+            "POST", "/__admin/faults", body: #"{"match":{"path":"/ws/progress"},"fault":\#(fault)}"#)
+        #expect(response.status == 201, "\(response.text)")
+    }
+
+    @Test func dropAfterEventsCountsMessages() async throws {
+        try await withRunningServer(Self.manual()) { server in
+            let job = try await startJob(server, rows: 50)
+            try await advance(server, ms: 200)
+            try await advance(server, ms: 200)
+            try await advance(server, ms: 200)
+            try await addFault(server, #"{"kind":"drop_after_events","events":2}"#)
+            let client = try await RawWebSocketClient.connect(port: server.port, path: "/ws/progress?jobId=\(job)")
+            let (frames, end) = await client.readUntilClosed()
+            #expect(end == .fin)
+            #expect(frames.filter { $0.opcode == 1 }.count == 2)
+            #expect(!frames.contains { $0.opcode == 8 })
+        }
+    }
+
+    @Test func blackholeSendsNothingMoreAndNeverCloses() async throws {
+        try await withRunningServer(Self.manual()) { server in
+            let job = try await startJob(server, rows: 50)
+            try await addFault(server, #"{"kind":"blackhole","afterEvents":1}"#)
+            let client = try await RawWebSocketClient.connect(port: server.port, path: "/ws/progress?jobId=\(job)")
+            try await advance(server, ms: 200)
+            try await advance(server, ms: 200)
+            let first = try message(try await client.readFrame())
+            #expect(first["type"] as? String == "started")
+            #expect(try await server.request("POST", "/__admin/imports/\(job)/complete").status == 200)
+            let (frames, end) = await client.readUntilClosed(timeout: .milliseconds(500))
+            #expect(end == .stillOpen)
+            #expect(frames.isEmpty)
+        }
+    }
+
+    @Test func refuseStreamAnswersBeforeTheUpgrade() async throws {
+        try await withRunningServer(Self.manual()) { server in
+            let job = try await startJob(server)
+            try await addFault(server, #"{"kind":"refuse_stream","status":503}"#)
+            let client = try server.connect()
+            try client.send(RawWebSocketClient.upgradeRequest(path: "/ws/progress?jobId=\(job)"))
+            #expect(try await client.readResponse().status == 503)
+        }
+    }
+}
