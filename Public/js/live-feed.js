@@ -92,7 +92,14 @@ export function describeFeedEvent(kind, data) {
     case "fault.fired":
       return `fault ${d.fault} (${d.kind}) hit ${d.method} ${d.target}`;
     case "stream.connected":
-      return `${d.stream}: connection ${d.connection} opened by ${d.client ?? "?"}, Last-Event-ID ${d.lastEventId ?? "none"}`;
+      // A WebSocket (the V1 progress socket) has no Last-Event-ID: it gets the whole history.
+      if (d.protocol === "websocket") {
+        return `${d.stream}: WebSocket connection ${d.connection} opened by ${d.client ?? "?"}`;
+      }
+      return (
+        `${d.stream}: ${d.protocol === "sse" ? "SSE " : ""}connection ${d.connection} opened by ${d.client ?? "?"}, ` +
+        `Last-Event-ID ${d.lastEventId ?? "none"}`
+      );
     case "stream.disconnected":
       return `${d.stream}: connection ${d.connection} ended (${d.reason}), ${d.delivered} event(s) delivered`;
     default:

@@ -1,7 +1,9 @@
 #!/usr/bin/env python3
 """Real-browser tests: the dashboard in headless Chromium (each of its buttons clicked at
-least once, its effect checked through the API or the live feed), and Chromium's own
-EventSource resuming an import stream with Last-Event-ID. Run by Tests/Browser/run.sh.
+least once, its effect checked through the API or the live feed), Chromium's own
+EventSource resuming an import stream with Last-Event-ID, and Chromium's own WebSocket on
+the V1 progress socket (a whole job, then the close codes of the admin disconnects). Run by
+Tests/Browser/run.sh.
 
   python3 Tests/Browser/dashboard_test.py --binary .build/debug/mockbackend [--screenshots DIR]
 
@@ -60,6 +62,40 @@ def click_when_present(driver, selector, what, timeout=10):
         return True
 
     wait_for(attempt, timeout, what)
+
+
+# A WebSocket opened by the page, its messages (parsed as JSON), its open and its close
+# event kept in `window.__sockets[name]` for selenium to poll.
+OPEN_SOCKET = """
+const [name, path] = arguments;
+const record = { opened: false, messages: [], unparsed: [], close: null, errors: 0 };
+const socket = new WebSocket(`ws://${location.host}${path}`);
+socket.addEventListener("open", () => { record.opened = true; });
+socket.addEventListener("message", (event) => {
+  try {
+    record.messages.push(JSON.parse(event.data));
+  } catch {
+    record.unparsed.push(String(event.data));
+  }
+});
+socket.addEventListener("error", () => { record.errors += 1; });
+socket.addEventListener("close", (event) => {
+  record.close = { code: event.code, reason: event.reason, wasClean: event.wasClean };
+});
+window.__sockets = window.__sockets || {};
+window.__sockets[name] = { record, socket };
+"""
+
+
+def open_socket(driver, name, job_id):
+    """`new WebSocket("ws://<this page's host>/ws/progress?jobId=…")` in the page."""
+    driver.execute_script(OPEN_SOCKET, name, f"/ws/progress?jobId={job_id}")
+    return lambda: driver.execute_script("return window.__sockets[arguments[0]].record", name)
+
+
+def stream_events(server, stream):
+    snapshot = next((s for s in server.json("GET", "/__admin/streams") if s["name"] == stream), None)
+    return int(snapshot.get("lastEventId") or 0) if snapshot else 0
 
 
 def player_login(server):
@@ -160,6 +196,7 @@ def fill_the_dashboard(server, driver):
         "window.__demoStreams = [new EventSource('/sse/channels/demo'), new EventSource(arguments[0])];",
         running["sseUrl"],
     )
+    open_socket(driver, "demo", running["jobId"])
     wait_for(
         lambda: driver.find_elements(By.CSS_SELECTOR, 'tr[data-stream="channels/demo"] li'),
         10,
@@ -244,6 +281,38 @@ def test_every_other_action(binary):
             check("(admin)" in dropped[0].text, f"the feed says {dropped[0].text!r}, not an admin end")
             driver.execute_script("window.__dropped.close();")
 
+        # The same buttons on a WebSocket subscriber (the V1 progress socket of an import):
+        # the panel shows it with a WebSocket badge, the feed names the protocol, and the
+        # page's own socket sees the server end it (Drop: 1006, End: a close frame 1001).
+        for action, label, code in (("disconnect", "Drop", 1006), ("end-gracefully", "End", 1001)):
+            job = server.upload_csv(books_csv(40))["jobId"]
+            stream = f"imports/{job}"
+            record = open_socket(driver, f"dashboard-{action}", job)
+            subscriber = f'tr[data-stream="{stream}"] li[data-protocol="websocket"]'
+            wait_for(
+                lambda: any(
+                    badge.text == "WebSocket"
+                    for badge in driver.find_elements(By.CSS_SELECTOR, f"{subscriber} .badge.protocol")
+                ),
+                10,
+                "the WebSocket subscriber with its badge in the streams panel",
+            )
+            connected = wait_for(
+                lambda: feed_items(driver, "stream.connected", stream), 10, "the socket's stream.connected in the feed"
+            )
+            check("WebSocket connection" in connected[0].text, f"the feed says {connected[0].text!r}")
+            button = f'tr[data-stream="{stream}"] button[data-action="{action}"]'
+            click_when_present(driver, button, f"{label} on the WebSocket's stream")
+            closed = wait_for(lambda: record()["close"], 10, f"the page's socket to close after {label}")
+            check(closed["code"] == code, f"after {label} the page's close event was {closed}, not code {code}")
+            dropped = wait_for(
+                lambda: feed_items(driver, "stream.disconnected", stream), 10, f"the {label} of the socket in the feed"
+            )
+            check("(admin)" in dropped[0].text, f"the feed says {dropped[0].text!r}, not an admin end")
+            wait_for(
+                lambda: not driver.find_elements(By.CSS_SELECTOR, subscriber), 10, "the subscriber to leave the panel"
+            )
+
         # Remove on a fault rule: the admin API no longer lists it.
         fault = {"match": {"path": "/nowhere"}, "fault": {"kind": "reset"}}
         rule = server.json("POST", "/__admin/faults", fault, expect=201)
@@ -261,7 +330,7 @@ def test_every_other_action(binary):
             "the rule's row to go",
         )
         check_no_script_errors(driver)
-        print("ok  every other dashboard action (kick, complete, fail, drop, remove)")
+        print("ok  every other dashboard action (kick, complete, fail, drop, end, drop and end a WebSocket, remove)")
 
 
 def test_import_stream_resumes_in_chromium(binary):
@@ -342,6 +411,71 @@ def test_import_stream_resumes_in_chromium(binary):
         print(f"ok  import stream resumed in Chromium (Last-Event-ID {last_before_drop}, gap {gap:.0f} ms)")
 
 
+def test_progress_websocket_in_chromium(binary):
+    """Chromium's own WebSocket on the V1 progress socket: a whole job arrives as JSON
+    messages (started first, complete last) and ends with a clean close 1000; then the admin
+    disconnect ends other sockets, and the page's `close` event says how: 1001 with
+    `graceful`, 1006 (not clean) by default (FIN) and with `reset` (RST). A manual clock
+    moves the jobs only when the test says."""
+    with Server(binary, "--clock", "manual") as server, Browser() as driver:
+        driver.get(server.url("/"))
+        advance = lambda ms: server.json("POST", "/__admin/clock/advance", {"ms": ms})  # noqa: E731
+
+        job = server.upload_csv(books_csv(100))["jobId"]
+        record = open_socket(driver, "whole", job)
+        wait_for(lambda: record()["opened"], 10, "the WebSocket to open in the browser")
+        advance(100)  # the queue delay: `started`
+        advance(400)  # two ticks of 10 rows: two `progress`
+        wait_for(lambda: len(record()["messages"]) == 3, 10, "three messages in the browser")
+        advance(2000)  # the other 80 rows, then `complete` and the close frame
+        closed = wait_for(lambda: record()["close"], 10, "the socket's close event after complete")
+        whole = record()
+        types = [message.get("type") for message in whole["messages"]]
+        check(not whole["unparsed"], f"messages that are not JSON: {whole['unparsed']}")
+        check(
+            types[0] == "started" and types[-1] == "complete" and set(types[1:-1]) == {"progress"},
+            f"the browser saw the types {types}",
+        )
+        check(len(types) == stream_events(server, f"imports/{job}"), f"{len(types)} messages for the stream's events")
+        check(all(m.get("jobId") == job for m in whole["messages"]), f"messages of another job: {whole['messages']}")
+        rows = [m["processedRows"] for m in whole["messages"] if m["type"] == "progress"]
+        check(rows == sorted(set(rows)) and rows[-1] == 100, f"processedRows went {rows}")
+        check(whole["messages"][-1].get("successfulRows") == 100, f"complete says {whole['messages'][-1]}")
+        check(closed["code"] == 1000 and closed["wasClean"], f"the close event after complete was {closed}")
+        check(whole["errors"] == 0, f"{whole['errors']} error event(s) on a clean run")
+
+        # The admin disconnect, in each mode, on a socket that has read the history.
+        for mode, body, code, clean in (
+            ("graceful", {"graceful": True}, 1001, True),
+            ("default", {}, 1006, False),
+            ("reset", {"reset": True}, 1006, False),
+        ):
+            job = server.upload_csv(books_csv(100))["jobId"]
+            advance(100)
+            record = open_socket(driver, mode, job)
+            wait_for(lambda: len(record()["messages"]) >= 1, 10, f"the history on the {mode} socket")
+            stream = f"imports/{job}"
+            wait_for(
+                lambda: any(
+                    s["name"] == stream and [x.get("protocol") for x in s["subscribers"]] == ["websocket"]
+                    for s in server.json("GET", "/__admin/streams")
+                ),
+                10,
+                f"the {mode} socket among the stream's subscribers, as websocket",
+            )
+            answer = server.json("POST", f"/__admin/streams/{stream}/disconnect", body)
+            check(answer["disconnected"] == 1, f"the {mode} disconnect ended {answer['disconnected']} connections")
+            closed = wait_for(lambda: record()["close"], 10, f"the close event after the {mode} disconnect")
+            check(
+                closed["code"] == code and closed["wasClean"] is clean,
+                f"after the {mode} disconnect the close event was {closed}, expected code {code}, clean {clean}",
+            )
+            status = server.json("GET", f"/v1/jobs/{job}/status")
+            check(status["jobId"] == job and status["status"] == "processing", f"V1 polling answered {status}")
+        check_no_script_errors(driver)
+        print(f"ok  V1 progress WebSocket in Chromium ({len(types)} messages, close 1000; admin 1001, 1006, 1006)")
+
+
 def test_admin_token(binary, screenshots):
     """With --admin-token the page asks for the token, refuses a wrong one, and with the
     right one the panels load and the live feed works (it passes the token as ?access_token=)."""
@@ -401,6 +535,7 @@ def main():
         ("expire from the dashboard", lambda: test_expire_from_the_dashboard(options.binary, options.screenshots)),
         ("every other dashboard action", lambda: test_every_other_action(options.binary)),
         ("import stream resumes in Chromium", lambda: test_import_stream_resumes_in_chromium(options.binary)),
+        ("V1 progress WebSocket in Chromium", lambda: test_progress_websocket_in_chromium(options.binary)),
         ("dashboard with --admin-token", lambda: test_admin_token(options.binary, options.screenshots)),
     ]
     failed = []

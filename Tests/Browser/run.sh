@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Real-browser tests of the dashboard (Public/) and of Chromium's EventSource against
+# Real-browser tests of the dashboard (Public/) and of Chromium's EventSource and WebSocket against
 # mockbackend: installs chromium and chromium-driver when missing, selenium into a venv
 # under .build/, then runs Tests/Browser/dashboard_test.py against the built server.
 #
