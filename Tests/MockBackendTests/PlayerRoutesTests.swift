@@ -256,16 +256,26 @@ struct PlayerRoutesTests {
         }
     }
 
+    /// On the manual clock, so that a busy machine cannot let the TTL pass before the
+    /// stream opens.
     @Test func sessionTTLExpiresSessionsAndTheirStreams() async throws {
         var configuration = MockBackendConfiguration.forTesting()
-        // Long enough that the stream opens before the session ends on a loaded machine.
-        configuration.player.sessionTTL = .seconds(4)
+        configuration.clock = .manual
+        // Shorter than the idle close (60 s), so it is the TTL that ends the stream.
+        configuration.player.sessionTTL = .seconds(30)
         try await withRunningServer(configuration) { server in
             let session = try await login(server)
             let stream = try server.connect()
             try stream.send(
                 "GET /v2/player/7000001/information/updates HTTP/1.1\r\nHost: t\r\nX-SessionId: \(session.sessionId)\r\n\r\n"
             )
+            #expect(
+                await eventually {
+                    server.app.streams.existingStream(named: "userinfo/7000001")?.snapshot.subscribers.count == 1
+                })
+            _ = try await server.request("POST", "/__admin/clock/advance", body: #"{"ms":29000}"#)
+            #expect(await stream.waitForClose(timeout: .milliseconds(200)) == .stillOpen)
+            _ = try await server.request("POST", "/__admin/clock/advance", body: #"{"ms":1000}"#)
             let response = try await stream.readResponse(timeout: .seconds(10))
             #expect(response.status == 200)
             #expect(response.text.contains(#""exitReason":"Expired""#))

@@ -1,4 +1,5 @@
-/// Reason phrases for the status codes this server sends (RFC 9110 §15).
+/// Reason phrases of the status codes of RFC 9110 §15, and of RFC 6585 §3–5 (428, 429, 431)
+/// and RFC 7725 (451); any other code is sent as "Status N".
 public enum HTTPStatus {
     public static func reasonPhrase(_ code: Int) -> String {
         switch code {
@@ -7,12 +8,16 @@ public enum HTTPStatus {
         case 200: "OK"
         case 201: "Created"
         case 202: "Accepted"
+        case 203: "Non-Authoritative Information"
         case 204: "No Content"
+        case 205: "Reset Content"
         case 206: "Partial Content"
+        case 300: "Multiple Choices"
         case 301: "Moved Permanently"
         case 302: "Found"
         case 303: "See Other"
         case 304: "Not Modified"
+        case 305: "Use Proxy"
         case 307: "Temporary Redirect"
         case 308: "Permanent Redirect"
         case 400: "Bad Request"
@@ -22,6 +27,7 @@ public enum HTTPStatus {
         case 404: "Not Found"
         case 405: "Method Not Allowed"
         case 406: "Not Acceptable"
+        case 407: "Proxy Authentication Required"
         case 408: "Request Timeout"
         case 409: "Conflict"
         case 410: "Gone"
@@ -30,16 +36,22 @@ public enum HTTPStatus {
         case 413: "Content Too Large"
         case 414: "URI Too Long"
         case 415: "Unsupported Media Type"
+        case 416: "Range Not Satisfiable"
         case 417: "Expectation Failed"
+        case 421: "Misdirected Request"
         case 422: "Unprocessable Content"
+        case 426: "Upgrade Required"
+        case 428: "Precondition Required"
         case 429: "Too Many Requests"
         case 431: "Request Header Fields Too Large"
+        case 451: "Unavailable For Legal Reasons"
         case 500: "Internal Server Error"
         case 501: "Not Implemented"
         case 502: "Bad Gateway"
         case 503: "Service Unavailable"
         case 504: "Gateway Timeout"
         case 505: "HTTP Version Not Supported"
+        case 511: "Network Authentication Required"
         default: "Status \(code)"
         }
     }

@@ -1,5 +1,6 @@
 import Foundation
 import MockBackend
+import MockBackendHTTP
 import MockBackendTesting
 import Testing
 
@@ -109,6 +110,8 @@ struct ProgressWebSocketTests {
             }
             let response = try await client.readResponse()
             #expect(response.status == status)
+            #expect(response.rawHead.hasPrefix("HTTP/1.1 \(status) \(HTTPStatus.reasonPhrase(status))\r\n"))
+            #expect(!HTTPStatus.reasonPhrase(status).hasPrefix("Status"))
             #expect(response.headers["Content-Type"] == "application/problem+json")
             if !code.isEmpty { #expect(response.text.contains(code)) }
             if let header {
@@ -122,6 +125,8 @@ struct ProgressWebSocketTests {
         try await withRunningServer(Self.manual()) { server in
             let job = try await startJob(server)
             let client = try await RawWebSocketClient.connect(port: server.port, path: "/ws/progress?jobId=\(job)")
+            #expect(
+                await eventually { server.app.streams.existingStream(named: "imports/\(job)")?.subscriberCount == 1 })
             let streams = try await server.request("GET", "/__admin/streams")
             #expect(streams.text.contains(#""protocol":"websocket""#))
             let pushed = try await server.request(
