@@ -109,6 +109,22 @@ struct WebSocketAutobahnFramingTests {
         }
     }
 
+    /// §5.2: a 64-bit length with its high bit set, and a length not in its shortest form,
+    /// fail the connection as soon as the length bytes are in.
+    @Test(
+        "lengths that break §5.2 are 1002",
+        arguments: [
+            [0x82, 0xFF, 0x80, 0, 0, 0, 0, 0, 0, 1], [0x82, 0xFE, 0x00, 0x05],
+            [0x82, 0xFF, 0, 0, 0, 0, 0, 0, 0x01, 0x00],
+        ]
+            as [[UInt8]])
+    func badLengths(_ header: [UInt8]) async throws {
+        try await withEchoWebSocket { client in
+            try client.send(bytes: header)
+            try await client.expectFailed(with: 1002)
+        }
+    }
+
     /// §5.1: an unmasked client frame fails the connection.
     @Test func anUnmaskedFrameIs1002() async throws {
         try await withEchoWebSocket { client in

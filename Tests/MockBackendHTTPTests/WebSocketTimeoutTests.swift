@@ -52,7 +52,7 @@ struct WebSocketTimeoutTests {
     }
 
     /// Any byte is a sign of life: pongs alone keep a connection open past the idle timeout.
-    /// A client task that a loaded machine leaves unrun for longer than the timeout between
+    /// A client that a loaded machine leaves unrun for longer than the timeout between
     /// two of its sends (the start of a full test run can do that) is rightly dropped; the
     /// attempt is then made again. A drop while the client kept answering fails the test.
     @Test func pongsKeepAConnectionOpen() async throws {
