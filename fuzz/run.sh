@@ -43,6 +43,7 @@ configure() {
             "$SRC"/Message/HTTPHeaders.swift
             "$SRC"/Message/HTTPVersion.swift
             "$FUZZ"/support/*.swift
+            "$FUZZ"/common/*.swift
             "$FUZZ"/RequestParserFuzzer.swift
         )
         DICT=$FUZZ/http.dict
@@ -59,6 +60,7 @@ configure() {
             "$SRC"/WebSocket/WebSocketFrameHeader.swift
             "$SRC"/WebSocket/WebSocketFrameDecoder.swift
             "$SRC"/WebSocket/WebSocketMessageAssembler.swift
+            "$FUZZ"/common/*.swift
             "$FUZZ"/FrameDecoderFuzzer.swift
         )
         DICT=$FUZZ/websocket/websocket.dict

@@ -54,21 +54,4 @@ struct HTTPRequestParserUpgradeTests {
         #expect(Self.paths(parser.feed(Array(sample.0.utf8))) == ["/"])
         #expect(parser.isAwaitingUpgrade == sample.1)
     }
-
-    /// A response with a WebSocket body that answers a request that did not ask for one
-    /// (a handler's mistake the factory cannot make) is refused with 500.
-    @Test func aWebSocketBodyForARequestThatDidNotAskIsA500() async throws {
-        var router = Router()
-        router.get("/wrong") { _ in
-            HTTPResponse(status: 101, body: .webSocket(WebSocketUpgrade(accept: "x", onOpen: { _ in })))
-        }
-        let responder = RoutingResponder(router: router, logger: .init(label: "test"))
-        try await withHTTPServer(responder: responder) { server in
-            let client = try RawHTTPClient(server)
-            let response = try await client.get("/wrong")
-            #expect(response.status == 500)
-            #expect(response.text.contains("WEBSOCKET_UPGRADE_UNAVAILABLE"))
-            #expect(await client.waitForClose() == .fin)
-        }
-    }
 }

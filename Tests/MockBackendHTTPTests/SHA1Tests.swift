@@ -7,12 +7,12 @@ struct SHA1Tests {
         bytes.map { ($0 < 16 ? "0" : "") + String($0, radix: 16) }.joined()
     }
 
-    /// FIPS 180-4 examples and RFC 3174 §7.3 TEST1-TEST4 (TEST3 is the million "a").
+    /// FIPS 180-4 examples and RFC 3174 §7.3 TEST1-TEST4 (TEST3: a million "a", fed 1000 at a time).
     static let vectors: [(input: String, repeats: Int, digest: String)] = [
         ("", 1, "da39a3ee5e6b4b0d3255bfef95601890afd80709"),
         ("abc", 1, "a9993e364706816aba3e25717850c26c9cd0d89d"),
         ("abcdbcdecdefdefgefghfghighijhijkijkljklmklmnlmnomnopnopq", 1, "84983e441c3bd26ebaae4aa1f95129e5e54670f1"),
-        ("a", 1_000_000, "34aa973cd4c4daa4f61eeb2bdbad27316534016f"),
+        (String(repeating: "a", count: 1000), 1000, "34aa973cd4c4daa4f61eeb2bdbad27316534016f"),
         (
             "0123456701234567012345670123456701234567012345670123456701234567", 10,
             "dea356a2cddd90c7a7ecedc5ebb563934f460452"

@@ -71,15 +71,17 @@ struct UTF8ValidatorTests {
             0x00, 0x41, 0x7F, 0x80, 0x8F, 0x90, 0x9F, 0xA0, 0xBF, 0xC0, 0xC1, 0xC2, 0xDF, 0xE0, 0xE1, 0xEC, 0xED, 0xEE,
             0xEF, 0xF0, 0xF1, 0xF3, 0xF4, 0xF5, 0xFF,
         ]
+        var disagreements: [[UInt8]] = []
         for first in interesting {
             for second in interesting {
                 for third in interesting {
                     let bytes = [first, second, third]
                     var validator = UTF8Validator()
                     let ours = validator.consume(bytes) && validator.isComplete
-                    #expect(ours == (String(validating: bytes, as: UTF8.self) != nil), "\(bytes)")
+                    if ours != (String(validating: bytes, as: UTF8.self) != nil) { disagreements.append(bytes) }
                 }
             }
         }
+        #expect(disagreements.isEmpty)
     }
 }

@@ -15,6 +15,27 @@ func withEchoWebSocket(
     }
 }
 
+/// Runs `body` once per case, each with a client of its own, one after the other on one
+/// server: many short cases cost one server, and do not all run at once. A case that
+/// throws is recorded with its value, and the next one runs.
+func forEachCase<Case: Sendable>(
+    _ cases: [Case], configuration: HTTPServerConfiguration = HTTPServerConfiguration(),
+    registry: WebSocketRegistry = WebSocketRegistry(), sourceLocation: SourceLocation = #_sourceLocation,
+    _ body: (Case, RawWebSocketClient) async throws -> Void
+) async throws {
+    try await withHTTPServer(configuration: configuration, responder: WebSocketTestRoutes.responder(registry)) {
+        server in
+        for testCase in cases {
+            do {
+                let client = try await RawWebSocketClient.connect(server)
+                try await body(testCase, client)
+            } catch {
+                Issue.record(error, "case \(testCase)", sourceLocation: sourceLocation)
+            }
+        }
+    }
+}
+
 extension RawWebSocketClient {
     func send(_ frames: RawWebSocketFrame...) throws {
         try send(bytes: frames.flatMap { $0.encoded() })
@@ -32,37 +53,44 @@ extension RawWebSocketClient {
 
     /// Expects the next frame to be a data frame, unmasked, reserved bits clear, whole.
     func expectMessage(
-        opcode: UInt8, _ payload: [UInt8], sourceLocation: SourceLocation = #_sourceLocation
+        opcode: UInt8, _ payload: [UInt8], _ comment: Comment? = nil, sourceLocation: SourceLocation = #_sourceLocation
     ) async throws {
         let frame = try await readFrameSkippingPings()
         #expect(
-            frame == RawWebSocketFrame(opcode: opcode, masked: false, payload: payload), sourceLocation: sourceLocation)
+            frame == RawWebSocketFrame(opcode: opcode, masked: false, payload: payload), comment,
+            sourceLocation: sourceLocation)
     }
 
-    func expectText(_ text: String, sourceLocation: SourceLocation = #_sourceLocation) async throws {
-        try await expectMessage(opcode: 1, Array(text.utf8), sourceLocation: sourceLocation)
+    func expectText(_ text: String, _ comment: Comment? = nil, sourceLocation: SourceLocation = #_sourceLocation)
+        async throws
+    {
+        try await expectMessage(opcode: 1, Array(text.utf8), comment, sourceLocation: sourceLocation)
     }
 
     /// Expects the connection to be failed (RFC 6455 §7.1.7): a close frame with `code` as
     /// the next frame, then the server closes the TCP connection (FIN).
-    func expectFailed(with code: UInt16, sourceLocation: SourceLocation = #_sourceLocation) async throws {
+    func expectFailed(
+        with code: UInt16, _ comment: Comment? = nil, sourceLocation: SourceLocation = #_sourceLocation
+    ) async throws {
+        let context = comment.map { "\($0): " } ?? ""
         let frame = try await readFrameSkippingPings()
-        #expect(frame.opcode == 8, "\(frame)", sourceLocation: sourceLocation)
-        #expect(frame.closeCode == code, "\(frame) \(frame.text)", sourceLocation: sourceLocation)
-        #expect(!frame.masked && frame.rsv == 0, sourceLocation: sourceLocation)
+        #expect(frame.opcode == 8, "\(context)\(frame)", sourceLocation: sourceLocation)
+        #expect(frame.closeCode == code, "\(context)\(frame) \(frame.text)", sourceLocation: sourceLocation)
+        #expect(!frame.masked && frame.rsv == 0, comment, sourceLocation: sourceLocation)
         let rest = await readUntilClosed()
-        #expect(rest.frames.isEmpty, "\(rest.frames)", sourceLocation: sourceLocation)
-        #expect(rest.end == .fin, sourceLocation: sourceLocation)
+        #expect(rest.frames.isEmpty, "\(context)\(rest.frames)", sourceLocation: sourceLocation)
+        #expect(rest.end == .fin, comment, sourceLocation: sourceLocation)
         close()
     }
 
     /// The closing handshake from the client's side: close 1000, the echo, then FIN.
-    func closeCleanly(sourceLocation: SourceLocation = #_sourceLocation) async throws {
+    func closeCleanly(_ comment: Comment? = nil, sourceLocation: SourceLocation = #_sourceLocation) async throws {
         try send(.close(code: 1000))
         let frame = try await readFrameSkippingPings()
         #expect(
-            frame == RawWebSocketFrame(opcode: 8, masked: false, payload: [0x03, 0xE8]), sourceLocation: sourceLocation)
-        #expect(await readUntilClosed().end == .fin, sourceLocation: sourceLocation)
+            frame == RawWebSocketFrame(opcode: 8, masked: false, payload: [0x03, 0xE8]), comment,
+            sourceLocation: sourceLocation)
+        #expect(await readUntilClosed().end == .fin, comment, sourceLocation: sourceLocation)
         close()
     }
 

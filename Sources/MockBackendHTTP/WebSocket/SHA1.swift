@@ -4,9 +4,7 @@
 /// only to prove the server read the key, never for security, and nothing else may.
 public struct SHA1: Sendable {
     /// H0...H4 (FIPS 180-4 §5.3.1).
-    private var state: (UInt32, UInt32, UInt32, UInt32, UInt32) = (
-        0x6745_2301, 0xEFCD_AB89, 0x98BA_DCFE, 0x1032_5476, 0xC3D2_E1F0
-    )
+    private var state: [UInt32] = [0x6745_2301, 0xEFCD_AB89, 0x98BA_DCFE, 0x1032_5476, 0xC3D2_E1F0]
     /// Bytes not yet making up a whole 64-byte block.
     private var pending: [UInt8] = []
     /// Message length so far, in bytes.
@@ -25,12 +23,7 @@ public struct SHA1: Sendable {
     public mutating func update<C: Collection>(_ bytes: C) where C.Element == UInt8 {
         length &+= UInt64(bytes.count)
         pending.append(contentsOf: bytes)
-        var start = 0
-        while pending.count - start >= 64 {
-            processBlock(pending[start..<(start + 64)])
-            start += 64
-        }
-        pending.removeFirst(start)
+        compressWholeBlocks()
     }
 
     /// Pads the message (FIPS 180-4 §5.1.1: a 1 bit, zeros, the bit length as 64 bits
@@ -42,57 +35,62 @@ public struct SHA1: Sendable {
         for shift in stride(from: 56, through: 0, by: -8) {
             pending.append(UInt8(truncatingIfNeeded: bitLength >> shift))
         }
-        var start = 0
-        while start < pending.count {
-            processBlock(pending[start..<(start + 64)])
-            start += 64
+        compressWholeBlocks()
+        return state.flatMap { word in
+            stride(from: 24, through: 0, by: -8).map { UInt8(truncatingIfNeeded: word >> $0) }
         }
-        pending = []
-        var digest: [UInt8] = []
-        digest.reserveCapacity(20)
-        for word in [state.0, state.1, state.2, state.3, state.4] {
-            for shift in stride(from: 24, through: 0, by: -8) {
-                digest.append(UInt8(truncatingIfNeeded: word >> shift))
+    }
+
+    /// Runs every whole block of `pending` through the compression function and keeps the rest.
+    private mutating func compressWholeBlocks() {
+        let whole = pending.count - pending.count % 64
+        guard whole > 0 else { return }
+        pending.withUnsafeBufferPointer { bytes in
+            for start in stride(from: 0, to: whole, by: 64) {
+                Self.compress(&state, UnsafeBufferPointer(rebasing: bytes[start..<(start + 64)]))
             }
         }
-        return digest
+        pending.removeFirst(whole)
     }
 
     /// One 512-bit block (FIPS 180-4 §6.1.2): the message schedule W0...W79, then 80 rounds.
-    private mutating func processBlock(_ block: ArraySlice<UInt8>) {
-        var schedule = [UInt32](repeating: 0, count: 80)
-        var index = block.startIndex
-        for word in 0..<16 {
-            schedule[word] =
-                UInt32(block[index]) << 24 | UInt32(block[index + 1]) << 16 | UInt32(block[index + 2]) << 8
-                | UInt32(block[index + 3])
-            index += 4
+    private static func compress(_ state: inout [UInt32], _ block: UnsafeBufferPointer<UInt8>) {
+        withUnsafeTemporaryAllocation(of: UInt32.self, capacity: 80) { schedule in
+            for word in 0..<16 {
+                schedule[word] =
+                    UInt32(block[word * 4]) << 24 | UInt32(block[word * 4 + 1]) << 16 | UInt32(block[word * 4 + 2]) << 8
+                    | UInt32(block[word * 4 + 3])
+            }
+            for word in 16..<80 {
+                schedule[word] = rotate(
+                    schedule[word - 3] ^ schedule[word - 8] ^ schedule[word - 14] ^ schedule[word - 16], by: 1)
+            }
+            var (a, b, c, d, e) = (state[0], state[1], state[2], state[3], state[4])
+            for round in 0..<80 {
+                // f and K of FIPS 180-4 §4.1.1 and §4.2.1: Ch, Parity, Maj, Parity.
+                let (f, k): (UInt32, UInt32) =
+                    switch round {
+                    case 0..<20: ((b & c) | (~b & d), 0x5A82_7999)
+                    case 20..<40: (b ^ c ^ d, 0x6ED9_EBA1)
+                    case 40..<60: ((b & c) | (b & d) | (c & d), 0x8F1B_BCDC)
+                    default: (b ^ c ^ d, 0xCA62_C1D6)
+                    }
+                let temporary = rotate(a, by: 5) &+ f &+ e &+ k &+ schedule[round]
+                e = d
+                d = c
+                c = rotate(b, by: 30)
+                b = a
+                a = temporary
+            }
+            state[0] &+= a
+            state[1] &+= b
+            state[2] &+= c
+            state[3] &+= d
+            state[4] &+= e
         }
-        for word in 16..<80 {
-            schedule[word] = rotate(
-                schedule[word - 3] ^ schedule[word - 8] ^ schedule[word - 14] ^ schedule[word - 16], by: 1)
-        }
-        var (a, b, c, d, e) = state
-        for round in 0..<80 {
-            // f and K of FIPS 180-4 §4.1.1 and §4.2.1: Ch, Parity, Maj, Parity.
-            let (f, k): (UInt32, UInt32) =
-                switch round {
-                case 0..<20: ((b & c) | (~b & d), 0x5A82_7999)
-                case 20..<40: (b ^ c ^ d, 0x6ED9_EBA1)
-                case 40..<60: ((b & c) | (b & d) | (c & d), 0x8F1B_BCDC)
-                default: (b ^ c ^ d, 0xCA62_C1D6)
-                }
-            let temporary = rotate(a, by: 5) &+ f &+ e &+ k &+ schedule[round]
-            e = d
-            d = c
-            c = rotate(b, by: 30)
-            b = a
-            a = temporary
-        }
-        state = (state.0 &+ a, state.1 &+ b, state.2 &+ c, state.3 &+ d, state.4 &+ e)
     }
 
-    private func rotate(_ value: UInt32, by count: UInt32) -> UInt32 {
+    private static func rotate(_ value: UInt32, by count: UInt32) -> UInt32 {
         value << count | value >> (32 - count)
     }
 }
