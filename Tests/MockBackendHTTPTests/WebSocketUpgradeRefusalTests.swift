@@ -1,5 +1,6 @@
 import Dispatch
 import Logging
+import MockBackendSupport
 import MockBackendTesting
 import Testing
 
