@@ -58,11 +58,17 @@ struct MockBackendCommand: ParsableCommand {
     @Option(help: "Port to listen on; 0 picks a free one and prints it.")
     var port = 8080
 
-    @Option(help: "Directory of static files and the dashboard.")
-    var publicDir = "Public"
+    @Option(
+        help:
+            "Serve the dashboard and static files from this folder, read on each request (to edit them live). Default: the copy built into the binary."
+    )
+    var publicDir: String?
 
-    @Option(help: "The OpenAPI document served at /openapi.yaml.")
-    var openapiFile = "openapi/openapi.yaml"
+    @Option(
+        help:
+            "Serve this file at /openapi.yaml, read on each request. Default: the copy of openapi/openapi.yaml built into the binary."
+    )
+    var openapiFile: String?
 
     @Option(help: "Lowest level logged: trace, debug, info, notice, warning, error or critical.")
     var logLevel: Logger.Level = .info
@@ -244,7 +250,7 @@ struct MockBackendCommand: ParsableCommand {
         SignalHandling.stopOnTermination(app)
         print(
             StartupBanner(
-                configuration: configuration, port: app.port ?? port, tlsPort: app.tlsPort,
+                configuration: configuration, served: app.servedFiles, port: app.port ?? port, tlsPort: app.tlsPort,
                 tlsCertificateFile: tlsCertOut, workflowAPIKey: app.workflowAPIKey
             )
             .text)

@@ -22,13 +22,15 @@ final class ServerProcess: Sendable {
         return URL(fileURLWithPath: PackageRoot.path + "/.build/debug/mockbackend")
     }
 
-    init(_ arguments: [String], environment: [String: String] = [:]) throws {
+    /// - Parameter directory: the working directory; nil for the package's root.
+    init(_ arguments: [String], environment: [String: String] = [:], directory: String? = nil) throws {
         outputFile = FileManager.default.temporaryDirectory.appendingPathComponent(
             "mockbackend-\(UUID().uuidString).log")
         var env = ProcessInfo.processInfo.environment.filter { !$0.key.hasPrefix("MOCKBACKEND_") }
         env.merge(environment) { $1 }
         process = try ChildProcess(
-            executable: Self.executable.path, arguments: arguments, environment: env, directory: PackageRoot.path,
+            executable: Self.executable.path, arguments: arguments, environment: env,
+            directory: directory ?? PackageRoot.path,
             output: outputFile.path)
     }
 
