@@ -88,51 +88,58 @@ extension EmbeddedResources {
                 Cn0KCnN0YXJ0KCk7Cg==
                 """),
         EmbeddedFile(
-            path: "index.html", etag: "\"c5e-376d30aeb1a5ace1\"",
+            path: "favicon.png", etag: "\"d1-e8ccce9761fc6263\"",
+            base64: """
+                iVBORw0KGgoAAAANSUhEUgAAACAAAAAgCAYAAABzenr0AAAAmElEQVR42u2X0Q2AIAxEmcR/Z2AFJ3Mzp9IFSLhrS3saSfoFuXuE
+                Am1rbxrb3m8kSkyXwHjNXRBR5iaIaHMKAhE6rnMYbgirMQtCm6PGDAgMwAgza80A7DFBAFHmZghEiL1yboCZALLL2bwZAM36H+C7
+                AClJWH4NUx+i8qdY+jNK+47LCxKJkkyiKJUoyyUaE4nWTKI5XT0e9YAu8EfWA5wAAAAASUVORK5CYII=
+                """),
+        EmbeddedFile(
+            path: "index.html", etag: "\"c74-8a51b136b128826c\"",
             base64: """
                 PCFkb2N0eXBlIGh0bWw+CjxodG1sIGxhbmc9ImVuIj4KPGhlYWQ+CiAgPG1ldGEgY2hhcnNldD0idXRmLTgiPgogIDxtZXRhIG5h
                 bWU9InZpZXdwb3J0IiBjb250ZW50PSJ3aWR0aD1kZXZpY2Utd2lkdGgsIGluaXRpYWwtc2NhbGU9MSI+CiAgPHRpdGxlPm1vY2ti
-                YWNrZW5kPC90aXRsZT4KICA8bGluayByZWw9Imljb24iIGhyZWY9ImRhdGE6LCI+CiAgPGxpbmsgcmVsPSJzdHlsZXNoZWV0IiBo
-                cmVmPSJzdHlsZS5jc3MiPgogIDxzY3JpcHQgdHlwZT0ibW9kdWxlIiBzcmM9ImFwcC5qcyI+PC9zY3JpcHQ+CjwvaGVhZD4KPGJv
-                ZHk+CiAgPGhlYWRlciBjbGFzcz0idG9wIj4KICAgIDxoMT5tb2NrYmFja2VuZCA8c3BhbiBpZD0idmVyc2lvbiIgY2xhc3M9Im11
-                dGVkIj48L3NwYW4+PC9oMT4KICAgIDxuYXY+CiAgICAgIDxhIGhyZWY9Ii9vcGVuYXBpLnlhbWwiPm9wZW5hcGkueWFtbDwvYT4K
-                ICAgICAgPGEgaHJlZj0iL2hlYWx0aCI+aGVhbHRoPC9hPgogICAgPC9uYXY+CiAgICA8c3BhbiBpZD0iZmVlZC1zdGF0ZSIgY2xh
-                c3M9InBpbGwiIGRhdGEtc3RhdGU9ImNvbm5lY3RpbmciPmNvbm5lY3RpbmfigKY8L3NwYW4+CiAgPC9oZWFkZXI+CgogIDxwIGlk
-                PSJub3RpY2UiIHJvbGU9InN0YXR1cyIgYXJpYS1saXZlPSJwb2xpdGUiPjwvcD4KCiAgPHNlY3Rpb24gaWQ9InRva2VuLXBhbmVs
-                IiBjbGFzcz0iY2FyZCB0b2tlbiIgaGlkZGVuPgogICAgPGgyPkFkbWluIHRva2VuPC9oMj4KICAgIDxwPlRoaXMgc2VydmVyIHdh
-                cyBzdGFydGVkIHdpdGggPGNvZGU+LS1hZG1pbi10b2tlbjwvY29kZT4uIEVudGVyIHRoZSB0b2tlbiB0byB1c2UgdGhlIGRhc2hi
-                b2FyZDsKICAgICAgaXQgaXMga2VwdCBmb3IgdGhpcyB0YWIgb25seS48L3A+CiAgICA8Zm9ybSBpZD0idG9rZW4tZm9ybSIgYXV0
-                b2NvbXBsZXRlPSJvZmYiPgogICAgICA8bGFiZWwgZm9yPSJhZG1pbi10b2tlbiI+VG9rZW48L2xhYmVsPgogICAgICA8aW5wdXQg
-                aWQ9ImFkbWluLXRva2VuIiBuYW1lPSJ0b2tlbiIgdHlwZT0icGFzc3dvcmQiIHJlcXVpcmVkPgogICAgICA8YnV0dG9uIHR5cGU9
-                InN1Ym1pdCI+Q29ubmVjdDwvYnV0dG9uPgogICAgPC9mb3JtPgogICAgPHAgaWQ9InRva2VuLWVycm9yIiBjbGFzcz0iZXJyb3Ii
-                PjwvcD4KICA8L3NlY3Rpb24+CgogIDxtYWluIGlkPSJkYXNoYm9hcmQiIGNsYXNzPSJsYXlvdXQiIGhpZGRlbj4KICAgIDxkaXYg
-                Y2xhc3M9InBhbmVscyI+CiAgICAgIDxzZWN0aW9uIGNsYXNzPSJjYXJkIiBpZD0ic2Vzc2lvbnMtcGFuZWwiPgogICAgICAgIDxo
-                Mj5TZXNzaW9uczwvaDI+CiAgICAgICAgPGRpdiBpZD0ic2Vzc2lvbnMiPjwvZGl2PgogICAgICA8L3NlY3Rpb24+CgogICAgICA8
-                c2VjdGlvbiBjbGFzcz0iY2FyZCIgaWQ9InVzZXJzLXBhbmVsIj4KICAgICAgICA8aDI+VXNlcnMgYW5kIGJhbGFuY2VzPC9oMj4K
-                ICAgICAgICA8ZGl2IGlkPSJ1c2VycyI+PC9kaXY+CiAgICAgIDwvc2VjdGlvbj4KCiAgICAgIDxzZWN0aW9uIGNsYXNzPSJjYXJk
-                IiBpZD0iam9icy1wYW5lbCI+CiAgICAgICAgPGgyPkpvYnM8L2gyPgogICAgICAgIDxoMz5DU1YgaW1wb3J0czwvaDM+CiAgICAg
-                ICAgPGRpdiBpZD0iaW1wb3J0cyI+PC9kaXY+CiAgICAgICAgPGgzPkdlbmVyYXRpb25zPC9oMz4KICAgICAgICA8ZGl2IGlkPSJn
-                ZW5lcmF0aW9ucyI+PC9kaXY+CiAgICAgIDwvc2VjdGlvbj4KCiAgICAgIDxzZWN0aW9uIGNsYXNzPSJjYXJkIiBpZD0ic3RyZWFt
-                cy1wYW5lbCI+CiAgICAgICAgPGgyPlN0cmVhbXM8L2gyPgogICAgICAgIDxkaXYgaWQ9InN0cmVhbXMiPjwvZGl2PgogICAgICA8
-                L3NlY3Rpb24+CgogICAgICA8c2VjdGlvbiBjbGFzcz0iY2FyZCIgaWQ9IndvcmtmbG93cy1wYW5lbCI+CiAgICAgICAgPGgyPldv
-                cmtmbG93czwvaDI+CiAgICAgICAgPGRpdiBpZD0id29ya2Zsb3dzIj48L2Rpdj4KICAgICAgPC9zZWN0aW9uPgoKICAgICAgPHNl
-                Y3Rpb24gY2xhc3M9ImNhcmQiIGlkPSJmYXVsdHMtcGFuZWwiPgogICAgICAgIDxoMj5GYXVsdHM8L2gyPgogICAgICAgIDxkaXYg
-                aWQ9ImZhdWx0cyI+PC9kaXY+CiAgICAgICAgPGZvcm0gaWQ9ImZhdWx0LWZvcm0iIGNsYXNzPSJpbmxpbmUtZm9ybSI+CiAgICAg
-                ICAgICA8bGFiZWw+TWV0aG9kIDxpbnB1dCBuYW1lPSJtZXRob2QiIHNpemU9IjYiIHBsYWNlaG9sZGVyPSJhbnkiPjwvbGFiZWw+
-                CiAgICAgICAgICA8bGFiZWw+UGF0aCA8aW5wdXQgbmFtZT0icGF0aCIgc2l6ZT0iMjQiIHBsYWNlaG9sZGVyPSIvYXBpL3YyL2lt
-                cG9ydHMvKi9zdHJlYW0iPjwvbGFiZWw+CiAgICAgICAgICA8bGFiZWw+S2luZCA8c2VsZWN0IG5hbWU9ImtpbmQiPjwvc2VsZWN0
-                PjwvbGFiZWw+CiAgICAgICAgICA8bGFiZWw+T3B0aW9ucyA8aW5wdXQgbmFtZT0ib3B0aW9ucyIgc2l6ZT0iMjgiIGNsYXNzPSJt
-                b25vIj48L2xhYmVsPgogICAgICAgICAgPGxhYmVsPlRpbWVzIDxpbnB1dCBuYW1lPSJ0aW1lcyIgdHlwZT0ibnVtYmVyIiBtaW49
-                IjEiIHNpemU9IjQiIHBsYWNlaG9sZGVyPSLiiJ4iPjwvbGFiZWw+CiAgICAgICAgICA8YnV0dG9uIHR5cGU9InN1Ym1pdCI+QWRk
-                IGZhdWx0PC9idXR0b24+CiAgICAgICAgPC9mb3JtPgogICAgICA8L3NlY3Rpb24+CgogICAgICA8c2VjdGlvbiBjbGFzcz0iY2Fy
-                ZCIgaWQ9ImpvdXJuYWwtcGFuZWwiPgogICAgICAgIDxoMj5SZXF1ZXN0IGpvdXJuYWw8L2gyPgogICAgICAgIDxkaXYgaWQ9Impv
-                dXJuYWwiPjwvZGl2PgogICAgICA8L3NlY3Rpb24+CgogICAgICA8cCBjbGFzcz0ibXV0ZWQgZm9vdG5vdGUiPgogICAgICAgIFRv
-                a2VuOiA8YnV0dG9uIHR5cGU9ImJ1dHRvbiIgaWQ9ImZvcmdldC10b2tlbiIgY2xhc3M9ImxpbmsiPmZvcmdldCBpdCBvbiB0aGlz
-                IHRhYjwvYnV0dG9uPgogICAgICA8L3A+CiAgICA8L2Rpdj4KCiAgICA8YXNpZGUgY2xhc3M9ImNhcmQgZmVlZC1wYW5lbCI+CiAg
-                ICAgIDxoMj5MaXZlIGZlZWQgPHNwYW4gaWQ9ImZlZWQtY291bnQiIGNsYXNzPSJtdXRlZCI+MDwvc3Bhbj48L2gyPgogICAgICA8
-                bGFiZWwgY2xhc3M9Im11dGVkIj48aW5wdXQgdHlwZT0iY2hlY2tib3giIGlkPSJzaG93LXJlcXVlc3RzIiBjaGVja2VkPiByZXF1
-                ZXN0czwvbGFiZWw+CiAgICAgIDxvbCBpZD0iZmVlZCIgY2xhc3M9ImZlZWQiPjwvb2w+CiAgICA8L2FzaWRlPgogIDwvbWFpbj4K
-                PC9ib2R5Pgo8L2h0bWw+Cg==
+                YWNrZW5kPC90aXRsZT4KICA8bGluayByZWw9Imljb24iIHR5cGU9ImltYWdlL3BuZyIgaHJlZj0iZmF2aWNvbi5wbmciPgogIDxs
+                aW5rIHJlbD0ic3R5bGVzaGVldCIgaHJlZj0ic3R5bGUuY3NzIj4KICA8c2NyaXB0IHR5cGU9Im1vZHVsZSIgc3JjPSJhcHAuanMi
+                Pjwvc2NyaXB0Pgo8L2hlYWQ+Cjxib2R5PgogIDxoZWFkZXIgY2xhc3M9InRvcCI+CiAgICA8aDE+bW9ja2JhY2tlbmQgPHNwYW4g
+                aWQ9InZlcnNpb24iIGNsYXNzPSJtdXRlZCI+PC9zcGFuPjwvaDE+CiAgICA8bmF2PgogICAgICA8YSBocmVmPSIvb3BlbmFwaS55
+                YW1sIj5vcGVuYXBpLnlhbWw8L2E+CiAgICAgIDxhIGhyZWY9Ii9oZWFsdGgiPmhlYWx0aDwvYT4KICAgIDwvbmF2PgogICAgPHNw
+                YW4gaWQ9ImZlZWQtc3RhdGUiIGNsYXNzPSJwaWxsIiBkYXRhLXN0YXRlPSJjb25uZWN0aW5nIj5jb25uZWN0aW5n4oCmPC9zcGFu
+                PgogIDwvaGVhZGVyPgoKICA8cCBpZD0ibm90aWNlIiByb2xlPSJzdGF0dXMiIGFyaWEtbGl2ZT0icG9saXRlIj48L3A+CgogIDxz
+                ZWN0aW9uIGlkPSJ0b2tlbi1wYW5lbCIgY2xhc3M9ImNhcmQgdG9rZW4iIGhpZGRlbj4KICAgIDxoMj5BZG1pbiB0b2tlbjwvaDI+
+                CiAgICA8cD5UaGlzIHNlcnZlciB3YXMgc3RhcnRlZCB3aXRoIDxjb2RlPi0tYWRtaW4tdG9rZW48L2NvZGU+LiBFbnRlciB0aGUg
+                dG9rZW4gdG8gdXNlIHRoZSBkYXNoYm9hcmQ7CiAgICAgIGl0IGlzIGtlcHQgZm9yIHRoaXMgdGFiIG9ubHkuPC9wPgogICAgPGZv
+                cm0gaWQ9InRva2VuLWZvcm0iIGF1dG9jb21wbGV0ZT0ib2ZmIj4KICAgICAgPGxhYmVsIGZvcj0iYWRtaW4tdG9rZW4iPlRva2Vu
+                PC9sYWJlbD4KICAgICAgPGlucHV0IGlkPSJhZG1pbi10b2tlbiIgbmFtZT0idG9rZW4iIHR5cGU9InBhc3N3b3JkIiByZXF1aXJl
+                ZD4KICAgICAgPGJ1dHRvbiB0eXBlPSJzdWJtaXQiPkNvbm5lY3Q8L2J1dHRvbj4KICAgIDwvZm9ybT4KICAgIDxwIGlkPSJ0b2tl
+                bi1lcnJvciIgY2xhc3M9ImVycm9yIj48L3A+CiAgPC9zZWN0aW9uPgoKICA8bWFpbiBpZD0iZGFzaGJvYXJkIiBjbGFzcz0ibGF5
+                b3V0IiBoaWRkZW4+CiAgICA8ZGl2IGNsYXNzPSJwYW5lbHMiPgogICAgICA8c2VjdGlvbiBjbGFzcz0iY2FyZCIgaWQ9InNlc3Np
+                b25zLXBhbmVsIj4KICAgICAgICA8aDI+U2Vzc2lvbnM8L2gyPgogICAgICAgIDxkaXYgaWQ9InNlc3Npb25zIj48L2Rpdj4KICAg
+                ICAgPC9zZWN0aW9uPgoKICAgICAgPHNlY3Rpb24gY2xhc3M9ImNhcmQiIGlkPSJ1c2Vycy1wYW5lbCI+CiAgICAgICAgPGgyPlVz
+                ZXJzIGFuZCBiYWxhbmNlczwvaDI+CiAgICAgICAgPGRpdiBpZD0idXNlcnMiPjwvZGl2PgogICAgICA8L3NlY3Rpb24+CgogICAg
+                ICA8c2VjdGlvbiBjbGFzcz0iY2FyZCIgaWQ9ImpvYnMtcGFuZWwiPgogICAgICAgIDxoMj5Kb2JzPC9oMj4KICAgICAgICA8aDM+
+                Q1NWIGltcG9ydHM8L2gzPgogICAgICAgIDxkaXYgaWQ9ImltcG9ydHMiPjwvZGl2PgogICAgICAgIDxoMz5HZW5lcmF0aW9uczwv
+                aDM+CiAgICAgICAgPGRpdiBpZD0iZ2VuZXJhdGlvbnMiPjwvZGl2PgogICAgICA8L3NlY3Rpb24+CgogICAgICA8c2VjdGlvbiBj
+                bGFzcz0iY2FyZCIgaWQ9InN0cmVhbXMtcGFuZWwiPgogICAgICAgIDxoMj5TdHJlYW1zPC9oMj4KICAgICAgICA8ZGl2IGlkPSJz
+                dHJlYW1zIj48L2Rpdj4KICAgICAgPC9zZWN0aW9uPgoKICAgICAgPHNlY3Rpb24gY2xhc3M9ImNhcmQiIGlkPSJ3b3JrZmxvd3Mt
+                cGFuZWwiPgogICAgICAgIDxoMj5Xb3JrZmxvd3M8L2gyPgogICAgICAgIDxkaXYgaWQ9IndvcmtmbG93cyI+PC9kaXY+CiAgICAg
+                IDwvc2VjdGlvbj4KCiAgICAgIDxzZWN0aW9uIGNsYXNzPSJjYXJkIiBpZD0iZmF1bHRzLXBhbmVsIj4KICAgICAgICA8aDI+RmF1
+                bHRzPC9oMj4KICAgICAgICA8ZGl2IGlkPSJmYXVsdHMiPjwvZGl2PgogICAgICAgIDxmb3JtIGlkPSJmYXVsdC1mb3JtIiBjbGFz
+                cz0iaW5saW5lLWZvcm0iPgogICAgICAgICAgPGxhYmVsPk1ldGhvZCA8aW5wdXQgbmFtZT0ibWV0aG9kIiBzaXplPSI2IiBwbGFj
+                ZWhvbGRlcj0iYW55Ij48L2xhYmVsPgogICAgICAgICAgPGxhYmVsPlBhdGggPGlucHV0IG5hbWU9InBhdGgiIHNpemU9IjI0IiBw
+                bGFjZWhvbGRlcj0iL2FwaS92Mi9pbXBvcnRzLyovc3RyZWFtIj48L2xhYmVsPgogICAgICAgICAgPGxhYmVsPktpbmQgPHNlbGVj
+                dCBuYW1lPSJraW5kIj48L3NlbGVjdD48L2xhYmVsPgogICAgICAgICAgPGxhYmVsPk9wdGlvbnMgPGlucHV0IG5hbWU9Im9wdGlv
+                bnMiIHNpemU9IjI4IiBjbGFzcz0ibW9ubyI+PC9sYWJlbD4KICAgICAgICAgIDxsYWJlbD5UaW1lcyA8aW5wdXQgbmFtZT0idGlt
+                ZXMiIHR5cGU9Im51bWJlciIgbWluPSIxIiBzaXplPSI0IiBwbGFjZWhvbGRlcj0i4oieIj48L2xhYmVsPgogICAgICAgICAgPGJ1
+                dHRvbiB0eXBlPSJzdWJtaXQiPkFkZCBmYXVsdDwvYnV0dG9uPgogICAgICAgIDwvZm9ybT4KICAgICAgPC9zZWN0aW9uPgoKICAg
+                ICAgPHNlY3Rpb24gY2xhc3M9ImNhcmQiIGlkPSJqb3VybmFsLXBhbmVsIj4KICAgICAgICA8aDI+UmVxdWVzdCBqb3VybmFsPC9o
+                Mj4KICAgICAgICA8ZGl2IGlkPSJqb3VybmFsIj48L2Rpdj4KICAgICAgPC9zZWN0aW9uPgoKICAgICAgPHAgY2xhc3M9Im11dGVk
+                IGZvb3Rub3RlIj4KICAgICAgICBUb2tlbjogPGJ1dHRvbiB0eXBlPSJidXR0b24iIGlkPSJmb3JnZXQtdG9rZW4iIGNsYXNzPSJs
+                aW5rIj5mb3JnZXQgaXQgb24gdGhpcyB0YWI8L2J1dHRvbj4KICAgICAgPC9wPgogICAgPC9kaXY+CgogICAgPGFzaWRlIGNsYXNz
+                PSJjYXJkIGZlZWQtcGFuZWwiPgogICAgICA8aDI+TGl2ZSBmZWVkIDxzcGFuIGlkPSJmZWVkLWNvdW50IiBjbGFzcz0ibXV0ZWQi
+                PjA8L3NwYW4+PC9oMj4KICAgICAgPGxhYmVsIGNsYXNzPSJtdXRlZCI+PGlucHV0IHR5cGU9ImNoZWNrYm94IiBpZD0ic2hvdy1y
+                ZXF1ZXN0cyIgY2hlY2tlZD4gcmVxdWVzdHM8L2xhYmVsPgogICAgICA8b2wgaWQ9ImZlZWQiIGNsYXNzPSJmZWVkIj48L29sPgog
+                ICAgPC9hc2lkZT4KICA8L21haW4+CjwvYm9keT4KPC9odG1sPgo=
                 """),
         EmbeddedFile(
             path: "js/admin-api.js", etag: "\"b3d-3ba543bc1d341590\"",
