@@ -52,104 +52,150 @@ struct MockBackendCommand: ParsableCommand {
         subcommands: [HealthCommand.self]
     )
 
-    @Option(help: "Address to listen on (0.0.0.0 to listen on every interface).")
+    @Option(help: .withVariable("host", "Address to listen on (0.0.0.0 to listen on every interface)."))
     var host = "127.0.0.1"
 
-    @Option(help: "Port to listen on; 0 picks a free one and prints it.")
+    @Option(help: .withVariable("port", "Port to listen on; 0 picks a free one and prints it."))
     var port = 8080
 
     @Option(
-        help:
+        help: .withVariable(
+            "public-dir",
             "Serve the dashboard and static files from this folder, read on each request (to edit them live). Default: the copy built into the binary."
+        )
     )
     var publicDir: String?
 
     @Option(
-        help:
+        help: .withVariable(
+            "openapi-file",
             "Serve this file at /openapi.yaml, read on each request. Default: the copy of openapi/openapi.yaml built into the binary."
+        )
     )
     var openapiFile: String?
 
-    @Option(help: "Lowest level logged: trace, debug, info, notice, warning, error or critical.")
+    @Option(
+        help: .withVariable("log-level", "Lowest level logged: trace, debug, info, notice, warning, error or critical.")
+    )
     var logLevel: Logger.Level = .info
 
-    @Option(help: "Log line format: text or json.")
+    @Option(help: .withVariable("log-format", "Log line format: text or json."))
     var logFormat: LogFormat = .text
 
-    @Option(help: "Connections served at once; further ones get 503.")
+    @Option(help: .withVariable("max-connections", "Connections served at once; further ones get 503."))
     var maxConnections = 4096
 
-    @Option(help: "Seconds between heartbeat comments on streams that have them; 0 turns them off.")
+    @Option(
+        help: .withVariable(
+            "heartbeat", "Seconds between heartbeat comments on streams that have them; 0 turns them off."))
     var heartbeat: Double = 15
 
-    @Option(help: "Bytes of padding comment sent first on every stream (?padding= per request).")
+    @Option(
+        help: .withVariable(
+            "sse-padding", "Bytes of padding comment sent first on every stream (?padding= per request)."))
     var ssePadding = 0
 
     @Option(
-        help: "How simulated time passes: real (scaled by --speed) or manual (moved by POST /__admin/clock/advance).")
+        help: .withVariable(
+            "clock",
+            "How simulated time passes: real (scaled by --speed) or manual (moved by POST /__admin/clock/advance)."))
     var clock: ClockOption = .real
 
-    @Option(help: "Factor every simulated duration is scaled by: 2 runs jobs, TTLs and heartbeats twice as fast.")
+    @Option(
+        help: .withVariable(
+            "speed", "Factor every simulated duration is scaled by: 2 runs jobs, TTLs and heartbeats twice as fast."))
     var speed: Double = 1
 
-    @Option(help: "Simulated seconds a generation takes (scaled by --speed); default 20, or the scenario's rate.")
+    @Option(
+        help: .withVariable(
+            "generation-seconds",
+            "Simulated seconds a generation takes (scaled by --speed); default 20, or the scenario's rate."))
     var generationSeconds: Double?
 
-    @Option(help: "A scenario file (JSON): users, workflow sessions and rates; see the README. Default: built in.")
+    @Option(
+        help: .withVariable(
+            "scenario", "A scenario file (JSON): users, workflow sessions and rates; see the README. Default: built in."
+        ))
     var scenario: String?
 
-    @Option(help: "A directory of WireMock mapping files (*.json) loaded as stubs at start; reset keeps them.")
+    @Option(
+        help: .withVariable(
+            "mappings", "A directory of WireMock mapping files (*.json) loaded as stubs at start; reset keeps them."))
     var mappings: String?
 
     @Option(
-        help:
+        help: .withVariable(
+            "api-key",
             "Key of the workflow API (Authorization: Bearer or X-API-Key); generated and printed at start when not set."
+        )
     )
     var apiKey: String?
 
     @Option(
-        help:
+        help: .withVariable(
+            "admin-token",
             "Token every /__admin route but /__admin/health asks for (Authorization: Bearer; ?access_token= on /__admin/events); the dashboard asks for it. Default: none, the admin API is open."
+        )
     )
     var adminToken: String?
 
-    @Option(help: "Makes ids of simulated things and simulated randomness repeatable.")
+    @Option(help: .withVariable("seed", "Makes ids of simulated things and simulated randomness repeatable."))
     var seed: UInt64?
 
-    @Option(help: "Seconds after login when a session expires; 0 keeps sessions until ended otherwise.")
+    @Option(
+        help: .withVariable(
+            "session-ttl", "Seconds after login when a session expires; 0 keeps sessions until ended otherwise."))
     var sessionTtl: Double = 0
 
-    @Option(help: "Seconds without an event after which the server closes a user-info stream; 0 never.")
+    @Option(
+        help: .withVariable(
+            "userinfo-idle-timeout",
+            "Seconds without an event after which the server closes a user-info stream; 0 never."))
     var userinfoIdleTimeout: Double = 60
 
-    @Option(help: "Seconds between the server's pings on the V1 progress WebSocket; 0 sends none.")
+    @Option(
+        help: .withVariable(
+            "ws-ping-interval", "Seconds between the server's pings on the V1 progress WebSocket; 0 sends none."))
     var wsPingInterval: Double = 20
 
-    @Option(help: "Balance-update messages per posting: both, v1 (BALANCE_UPDATE) or v2 (BALANCE_UPDATE_V2).")
+    @Option(
+        help: .withVariable(
+            "balance-update-variants",
+            "Balance-update messages per posting: both, v1 (BALANCE_UPDATE) or v2 (BALANCE_UPDATE_V2)."))
     var balanceUpdateVariants: BalanceUpdateVariants = .both
 
     @Option(
-        help:
+        help: .withVariable(
+            "tls-port",
             "Port of an HTTPS listener beside --port (0 picks a free one); without --tls-cert it uses a self-signed certificate."
+        )
     )
     var tlsPort: Int?
 
-    @Option(help: "PEM certificate chain, leaf first, for the HTTPS listener (with --tls-key).")
+    @Option(
+        help: .withVariable("tls-cert", "PEM certificate chain, leaf first, for the HTTPS listener (with --tls-key)."))
     var tlsCert: String?
 
-    @Option(help: "PEM private key (unencrypted) of --tls-cert.")
+    @Option(help: .withVariable("tls-key", "PEM private key (unencrypted) of --tls-cert."))
     var tlsKey: String?
 
     @Flag(
-        help:
+        help: .withVariable(
+            "tls-self-signed",
             "Generate the HTTPS certificate at start: P-256, SHA-256, SAN localhost, 127.0.0.1, ::1, 824 days; its fingerprint is printed."
+        )
     )
     var tlsSelfSigned = false
 
-    @Option(help: "Write the HTTPS certificate (PEM, no key) to this file at start, e.g. to trust it in a client.")
+    @Option(
+        help: .withVariable(
+            "tls-cert-out",
+            "Write the HTTPS certificate (PEM, no key) to this file at start, e.g. to trust it in a client."))
     var tlsCertOut: String?
 
-    @Flag(help: "gzip event streams for clients that accept it; every event and heartbeat is flushed at once.")
+    @Flag(
+        help: .withVariable(
+            "sse-gzip", "gzip event streams for clients that accept it; every event and heartbeat is flushed at once."))
     var sseGzip = false
 
     func validate() throws {

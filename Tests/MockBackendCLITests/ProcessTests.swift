@@ -179,6 +179,21 @@ struct ProcessTests {
         #expect(Set(options) == Set(EnvironmentOptions.valueOptions))
     }
 
+    /// `--help` names the variable of every option and flag beside it.
+    @Test func theHelpNamesEveryVariable() {
+        let help = MockBackendCommand.helpMessage(columns: 200)
+        for option in EnvironmentOptions.valueOptions + EnvironmentOptions.flags {
+            #expect(help.contains("(env: \(EnvironmentOptions.variableName(for: option)))"), "--\(option)")
+        }
+    }
+
+    /// argument-parser's completion scripts, as the README documents them.
+    @Test func generatesACompletionScript() async throws {
+        let server = try ServerProcess(["--generate-completion-script", "bash"])
+        #expect(await server.waitForExit(timeout: .seconds(5)) == 0)
+        #expect(server.text.contains("_mockbackend"))
+    }
+
     @Test func defaultsAreTheBackendsOwn() throws {
         let configuration = try MockBackendCommand.parse([]).appConfiguration
         #expect(configuration.player.userInfoIdleTimeout == .seconds(60))
