@@ -1,7 +1,19 @@
 import Foundation
 import Logging
-import MockBackend
+// One `import MockBackendTesting` is enough in a test file: this module re-exports what a
+// test of a client against the mock names —
+// - `MockBackend`: `MockBackendApp` (`RunningServer.app`), `MockBackendConfiguration`, the
+//   typed `Fault` and `FaultRule.Match`, `RequestMatcher`, `DisconnectMode`, the journal and
+//   stream snapshots the admin client returns;
+// - `MockBackendAPI`: the wire types (`PlayerLoginResponse`, `ImportStatus`, `JSONValue`, …);
+// - `ServerSentEvents`: `ServerSentEvent`, the codec;
+// - `MockBackendClient`: `EventSource`, `UserInfoStream`, `JobTracker`, `StatusPoller`.
+// A convenience of a testing module: app code imports the modules it uses one by one.
+@_exported import MockBackend
+@_exported import MockBackendAPI
+@_exported import MockBackendClient
 import MockBackendHTTP
+@_exported import ServerSentEvents
 
 /// A server started by `withRunningServer`, listening on 127.0.0.1 on a port the kernel chose.
 public struct RunningServer: Sendable {
@@ -12,6 +24,14 @@ public struct RunningServer: Sendable {
 
     /// `http://127.0.0.1:PORT`.
     public var baseURL: URL { URL(string: "http://127.0.0.1:\(port)")! }
+
+    /// A typed client of this server's admin API.
+    public var admin: AdminClient {
+        AdminClient(baseURL: baseURL, adminToken: app.configuration.adminToken.flatMap { $0.isEmpty ? nil : $0 })
+    }
+
+    /// The calls of this server's public API that tests set up with: logins, CSV uploads.
+    public var api: TestAPIClient { TestAPIClient(baseURL: baseURL) }
 
     /// A new raw connection to the server.
     public func connect() throws -> RawHTTPClient {
