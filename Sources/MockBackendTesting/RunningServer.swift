@@ -1,5 +1,3 @@
-import Foundation
-import Logging
 // One `import MockBackendTesting` is enough in a test file: this module re-exports what a
 // test of a client against the mock names —
 // - `MockBackend`: `MockBackendApp` (`RunningServer.app`), `MockBackendConfiguration`, the
@@ -9,6 +7,9 @@ import Logging
 // - `ServerSentEvents`: `ServerSentEvent`, the codec;
 // - `MockBackendClient`: `EventSource`, `UserInfoStream`, `JobTracker`, `StatusPoller`.
 // A convenience of a testing module: app code imports the modules it uses one by one.
+
+import Foundation
+import Logging
 @_exported import MockBackend
 @_exported import MockBackendAPI
 @_exported import MockBackendClient
