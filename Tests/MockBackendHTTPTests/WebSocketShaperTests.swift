@@ -63,8 +63,9 @@ struct WebSocketShaperTests {
             ])
     }
 
-    /// `.blackhole`: nothing more is sent, not even pings or pongs, nothing is read, and
-    /// the connection stays open until the server ends it.
+    /// `.blackhole`: nothing more is sent, not even pings, pongs or a close frame, nothing is
+    /// read, and the connection stays open until the server aborts it or stops: the client
+    /// must notice on its own that nothing comes.
     @Test func aBlackholeKeepsTheConnectionOpenAndSilent() async throws {
         let registry = WebSocketRegistry()
         var configuration = HTTPServerConfiguration()
@@ -79,13 +80,16 @@ struct WebSocketShaperTests {
             // Past the idle timeout and several ping intervals: still open, still silent.
             #expect(await client.readUntilClosed(timeout: .milliseconds(500)) == ([], .stillOpen))
             #expect(registry.last?.isClosed == false)
-            // Ending it closes the socket; the ping it never read makes that an RST.
+            // A graceful close is swallowed too: no close frame, the socket stays open.
             registry.last?.close()
+            #expect(await client.readUntilClosed(timeout: .milliseconds(300)) == ([], .stillOpen))
+            // An abort ends it; the ping it never read makes that an RST.
+            registry.last?.abort()
             let end = await client.readUntilClosed()
             #expect(end.frames.isEmpty)
             #expect(end.end != .stillOpen)
         }
-        #expect(registry.closeEvents.current.map(\.transport) == [.finished])
+        #expect(registry.closeEvents.current.map(\.transport) == [.aborted])
         #expect(registry.closeEvents.current.map(\.code) == [.abnormalClosure])
     }
 }
