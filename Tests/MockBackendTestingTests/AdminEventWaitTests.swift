@@ -38,6 +38,7 @@ struct AdminEventWaitTests {
             _ = try await server.request("GET", "/health")
             let feed = try await server.admin.events.subscribe()
             _ = try await server.request("GET", "/health")
+            try await feed.next(.request)
             let timeout = await #expect(throws: AdminEventTimeout.self) {
                 try await feed.next(.faultFired, timeout: .milliseconds(300))
             }
