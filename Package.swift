@@ -59,10 +59,15 @@ let package = Package(
             name: "MockBackendClient",
             dependencies: ["MockBackendSupport", "ServerSentEvents", "MockBackendAPI"]
         ),
-        // For test suites: run the server in-process on 127.0.0.1:0 and talk to it raw.
+        // For test suites, this package's and its users': the server in-process on 127.0.0.1:0,
+        // a typed admin client, waits on the admin feed, a test clock; re-exports what a test
+        // names (Exports.swift).
         .target(
             name: "MockBackendTesting",
-            dependencies: ["MockBackendSupport", "MockBackend", "MockBackendHTTP"]
+            dependencies: [
+                "MockBackendSupport", "MockBackend", "MockBackendHTTP", "MockBackendAPI", "MockBackendClient",
+                "ServerSentEvents",
+            ]
         ),
         .executableTarget(
             name: "MockBackendCLI",
@@ -94,6 +99,10 @@ let package = Package(
         .testTarget(
             name: "MockBackendTLSTests",
             dependencies: ["MockBackendSupport", "MockBackendTLS", "MockBackend", "MockBackendTesting"]
+        ),
+        .testTarget(
+            name: "MockBackendTestingTests",
+            dependencies: ["MockBackendTesting"]
         ),
         .testTarget(
             name: "MockBackendCLITests",

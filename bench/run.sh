@@ -152,7 +152,7 @@ STARTUP_MIN="$(awk '$1 == "MIN" { print $2 }' "$RAW/startup.txt")"
 STARTUP_MAX="$(awk '$1 == "MAX" { print $2 }' "$RAW/startup.txt")"
 
 # --- servers ---------------------------------------------------------------------------
-cd "$ROOT"  # mockbackend reads Public/ and openapi/ relative to the working directory
+cd "$ROOT"
 start_server mockbackend "$RAW/mockbackend.log" "$MB_BIN" --port 0 --log-level warning
 MB_PID=$SERVER_PID
 MB_PORT=$SERVER_PORT

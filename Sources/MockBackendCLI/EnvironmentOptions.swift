@@ -1,3 +1,5 @@
+import ArgumentParser
+
 /// Reads options from `MOCKBACKEND_<NAME>` variables, so a container is configured without
 /// a command line: `--max-connections` is `MOCKBACKEND_MAX_CONNECTIONS`.
 ///
@@ -34,5 +36,13 @@ enum EnvironmentOptions {
             merged.append("--\(flag)")
         }
         return merged + arguments
+    }
+}
+
+extension ArgumentHelp {
+    /// `text` with the environment variable that sets `option` (its long name) after it, so
+    /// `--help` shows each one: `Port to listen on. (env: MOCKBACKEND_PORT)`.
+    static func withVariable(_ option: String, _ text: String) -> ArgumentHelp {
+        ArgumentHelp("\(text) (env: \(EnvironmentOptions.variableName(for: option)))")
     }
 }

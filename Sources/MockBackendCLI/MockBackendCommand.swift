@@ -16,18 +16,6 @@ import Glibc
 import Darwin
 #endif
 
-/// `--clock`.
-enum ClockOption: String, ExpressibleByArgument, CaseIterable {
-    case real
-    case manual
-}
-
-/// How log lines are written.
-enum LogFormat: String, ExpressibleByArgument, CaseIterable {
-    case text
-    case json
-}
-
 extension Logger.Level: @retroactive ExpressibleByArgument {}
 
 extension BalanceUpdateVariants: ExpressibleByArgument {}
@@ -52,169 +40,151 @@ struct MockBackendCommand: ParsableCommand {
         subcommands: [HealthCommand.self]
     )
 
-    @Option(help: "Address to listen on (0.0.0.0 to listen on every interface).")
+    @Option(help: .withVariable("host", "Address to listen on (0.0.0.0 to listen on every interface)."))
     var host = "127.0.0.1"
 
-    @Option(help: "Port to listen on; 0 picks a free one and prints it.")
+    @Option(help: .withVariable("port", "Port to listen on; 0 picks a free one and prints it."))
     var port = 8080
 
-    @Option(help: "Directory of static files and the dashboard.")
-    var publicDir = "Public"
+    @Option(
+        help: .withVariable(
+            "public-dir",
+            "Serve the dashboard and static files from this folder, read on each request (to edit them live). Default: the copy built into the binary."
+        )
+    )
+    var publicDir: String?
 
-    @Option(help: "The OpenAPI document served at /openapi.yaml.")
-    var openapiFile = "openapi/openapi.yaml"
+    @Option(
+        help: .withVariable(
+            "openapi-file",
+            "Serve this file at /openapi.yaml, read on each request. Default: the copy of openapi/openapi.yaml built into the binary."
+        )
+    )
+    var openapiFile: String?
 
-    @Option(help: "Lowest level logged: trace, debug, info, notice, warning, error or critical.")
+    @Option(
+        help: .withVariable("log-level", "Lowest level logged: trace, debug, info, notice, warning, error or critical.")
+    )
     var logLevel: Logger.Level = .info
 
-    @Option(help: "Log line format: text or json.")
+    @Option(help: .withVariable("log-format", "Log line format: text or json."))
     var logFormat: LogFormat = .text
 
-    @Option(help: "Connections served at once; further ones get 503.")
+    @Option(help: .withVariable("max-connections", "Connections served at once; further ones get 503."))
     var maxConnections = 4096
 
-    @Option(help: "Seconds between heartbeat comments on streams that have them; 0 turns them off.")
+    @Option(
+        help: .withVariable(
+            "heartbeat", "Seconds between heartbeat comments on streams that have them; 0 turns them off."))
     var heartbeat: Double = 15
 
-    @Option(help: "Bytes of padding comment sent first on every stream (?padding= per request).")
+    @Option(
+        help: .withVariable(
+            "sse-padding", "Bytes of padding comment sent first on every stream (?padding= per request)."))
     var ssePadding = 0
 
     @Option(
-        help: "How simulated time passes: real (scaled by --speed) or manual (moved by POST /__admin/clock/advance).")
+        help: .withVariable(
+            "clock",
+            "How simulated time passes: real (scaled by --speed) or manual (moved by POST /__admin/clock/advance)."))
     var clock: ClockOption = .real
 
-    @Option(help: "Factor every simulated duration is scaled by: 2 runs jobs, TTLs and heartbeats twice as fast.")
+    @Option(
+        help: .withVariable(
+            "speed", "Factor every simulated duration is scaled by: 2 runs jobs, TTLs and heartbeats twice as fast."))
     var speed: Double = 1
 
-    @Option(help: "Simulated seconds a generation takes (scaled by --speed); default 20, or the scenario's rate.")
+    @Option(
+        help: .withVariable(
+            "generation-seconds",
+            "Simulated seconds a generation takes (scaled by --speed); default 20, or the scenario's rate."))
     var generationSeconds: Double?
 
-    @Option(help: "A scenario file (JSON): users, workflow sessions and rates; see the README. Default: built in.")
+    @Option(
+        help: .withVariable(
+            "scenario", "A scenario file (JSON): users, workflow sessions and rates; see the README. Default: built in."
+        ))
     var scenario: String?
 
-    @Option(help: "A directory of WireMock mapping files (*.json) loaded as stubs at start; reset keeps them.")
+    @Option(
+        help: .withVariable(
+            "mappings", "A directory of WireMock mapping files (*.json) loaded as stubs at start; reset keeps them."))
     var mappings: String?
 
     @Option(
-        help:
+        help: .withVariable(
+            "api-key",
             "Key of the workflow API (Authorization: Bearer or X-API-Key); generated and printed at start when not set."
+        )
     )
     var apiKey: String?
 
     @Option(
-        help:
+        help: .withVariable(
+            "admin-token",
             "Token every /__admin route but /__admin/health asks for (Authorization: Bearer; ?access_token= on /__admin/events); the dashboard asks for it. Default: none, the admin API is open."
+        )
     )
     var adminToken: String?
 
-    @Option(help: "Makes ids of simulated things and simulated randomness repeatable.")
+    @Option(help: .withVariable("seed", "Makes ids of simulated things and simulated randomness repeatable."))
     var seed: UInt64?
 
-    @Option(help: "Seconds after login when a session expires; 0 keeps sessions until ended otherwise.")
+    @Option(
+        help: .withVariable(
+            "session-ttl", "Seconds after login when a session expires; 0 keeps sessions until ended otherwise."))
     var sessionTtl: Double = 0
 
-    @Option(help: "Seconds without an event after which the server closes a user-info stream; 0 never.")
+    @Option(
+        help: .withVariable(
+            "userinfo-idle-timeout",
+            "Seconds without an event after which the server closes a user-info stream; 0 never."))
     var userinfoIdleTimeout: Double = 60
 
-    @Option(help: "Seconds between the server's pings on the V1 progress WebSocket; 0 sends none.")
+    @Option(
+        help: .withVariable(
+            "ws-ping-interval", "Seconds between the server's pings on the V1 progress WebSocket; 0 sends none."))
     var wsPingInterval: Double = 20
 
-    @Option(help: "Balance-update messages per posting: both, v1 (BALANCE_UPDATE) or v2 (BALANCE_UPDATE_V2).")
+    @Option(
+        help: .withVariable(
+            "balance-update-variants",
+            "Balance-update messages per posting: both, v1 (BALANCE_UPDATE) or v2 (BALANCE_UPDATE_V2)."))
     var balanceUpdateVariants: BalanceUpdateVariants = .both
 
     @Option(
-        help:
+        help: .withVariable(
+            "tls-port",
             "Port of an HTTPS listener beside --port (0 picks a free one); without --tls-cert it uses a self-signed certificate."
+        )
     )
     var tlsPort: Int?
 
-    @Option(help: "PEM certificate chain, leaf first, for the HTTPS listener (with --tls-key).")
+    @Option(
+        help: .withVariable("tls-cert", "PEM certificate chain, leaf first, for the HTTPS listener (with --tls-key)."))
     var tlsCert: String?
 
-    @Option(help: "PEM private key (unencrypted) of --tls-cert.")
+    @Option(help: .withVariable("tls-key", "PEM private key (unencrypted) of --tls-cert."))
     var tlsKey: String?
 
     @Flag(
-        help:
+        help: .withVariable(
+            "tls-self-signed",
             "Generate the HTTPS certificate at start: P-256, SHA-256, SAN localhost, 127.0.0.1, ::1, 824 days; its fingerprint is printed."
+        )
     )
     var tlsSelfSigned = false
 
-    @Option(help: "Write the HTTPS certificate (PEM, no key) to this file at start, e.g. to trust it in a client.")
+    @Option(
+        help: .withVariable(
+            "tls-cert-out",
+            "Write the HTTPS certificate (PEM, no key) to this file at start, e.g. to trust it in a client."))
     var tlsCertOut: String?
 
-    @Flag(help: "gzip event streams for clients that accept it; every event and heartbeat is flushed at once.")
+    @Flag(
+        help: .withVariable(
+            "sse-gzip", "gzip event streams for clients that accept it; every event and heartbeat is flushed at once."))
     var sseGzip = false
-
-    func validate() throws {
-        guard (0...65535).contains(port) else {
-            throw ValidationError("--port must be between 0 and 65535, not \(port).")
-        }
-        guard maxConnections >= 1 else {
-            throw ValidationError("--max-connections must be at least 1, not \(maxConnections).")
-        }
-        guard !host.isEmpty else { throw ValidationError("--host must not be empty.") }
-        // Bounded by a year: a larger duration is a typo, and would overflow the timers.
-        for (name, value) in [
-            ("--heartbeat", heartbeat), ("--session-ttl", sessionTtl),
-            ("--userinfo-idle-timeout", userinfoIdleTimeout), ("--ws-ping-interval", wsPingInterval),
-        ] where !(value >= 0 && value <= Self.longestDuration) {
-            throw ValidationError("\(name) must be from 0 to \(Int(Self.longestDuration)) seconds, not \(value).")
-        }
-        if let generationSeconds, !(generationSeconds > 0 && generationSeconds <= 86_400) {
-            throw ValidationError("--generation-seconds must be above 0 and at most 86400, not \(generationSeconds).")
-        }
-        if let scenario {
-            do {
-                _ = try ScenarioFile.load(path: scenario)
-            } catch {
-                throw ValidationError("--scenario \(scenario): \(error.detail)")
-            }
-        }
-        if let mappings {
-            do {
-                _ = try MappingFiles.load(directory: mappings)
-            } catch {
-                throw ValidationError("--mappings \(mappings): \(error.detail)")
-            }
-        }
-        guard speed > 0, speed <= 10_000, speed.isFinite else {
-            throw ValidationError("--speed must be above 0 and at most 10000, not \(speed).")
-        }
-        guard (0...65536).contains(ssePadding) else {
-            throw ValidationError("--sse-padding must be from 0 to 65536 bytes, not \(ssePadding).")
-        }
-        try validateTLS()
-    }
-
-    /// The longest duration an option takes: a year, in seconds.
-    static let longestDuration: Double = 365 * 86_400
-
-    var appConfiguration: MockBackendConfiguration {
-        var http = HTTPServerConfiguration(host: host, port: port)
-        http.maxConnections = maxConnections
-        var configuration = MockBackendConfiguration(
-            http: http, publicDirectory: publicDir, openAPIDocument: openapiFile)
-        configuration.heartbeatInterval = .milliseconds(Int((heartbeat * 1000).rounded()))
-        configuration.ssePadding = ssePadding
-        configuration.player.sessionTTL = sessionTtl > 0 ? .milliseconds(Int((sessionTtl * 1000).rounded())) : nil
-        configuration.player.userInfoIdleTimeout = .milliseconds(Int((userinfoIdleTimeout * 1000).rounded()))
-        configuration.http.webSocket.pingInterval = .milliseconds(Int((wsPingInterval * 1000).rounded()))
-        configuration.player.balanceUpdateVariants = balanceUpdateVariants
-        configuration.clock = clock == .manual ? .manual : .real(speed: speed)
-        configuration.seed = seed
-        configuration.workflowAPIKey = apiKey
-        configuration.adminToken = adminToken
-        if let generationSeconds {
-            configuration.generations.duration = .milliseconds(Int((generationSeconds * 1000).rounded()))
-        }
-        if let scenario, let loaded = try? ScenarioFile.load(path: scenario) {
-            configuration.scenario = loaded
-        }
-        configuration.mappingsDirectory = mappings
-        configuration.http.compression.compressesEventStreams = sseGzip
-        return configuration
-    }
 
     func run() throws {
         let level = logLevel
@@ -244,7 +214,7 @@ struct MockBackendCommand: ParsableCommand {
         SignalHandling.stopOnTermination(app)
         print(
             StartupBanner(
-                configuration: configuration, port: app.port ?? port, tlsPort: app.tlsPort,
+                configuration: configuration, served: app.servedFiles, port: app.port ?? port, tlsPort: app.tlsPort,
                 tlsCertificateFile: tlsCertOut, workflowAPIKey: app.workflowAPIKey
             )
             .text)

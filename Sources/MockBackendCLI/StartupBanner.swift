@@ -1,9 +1,12 @@
 import MockBackend
 
 /// The block printed at start. Its last line is always
-/// `mockbackend listening on http://HOST:PORT`; scripts wait for it.
+/// `mockbackend listening on http://HOST:PORT`; scripts wait for it. It lists only what is
+/// served: no dashboard line when `--public-dir` names a folder without one, no OpenAPI
+/// line when `--openapi-file` names a file that is not there (a warning says so instead).
 struct StartupBanner {
     let configuration: MockBackendConfiguration
+    let served: ServedFiles
     let port: Int
     let tlsPort: Int?
     /// Where `--tls-cert-out` wrote the certificate.
@@ -18,14 +21,11 @@ struct StartupBanner {
     }
 
     var text: String {
-        var lines = [
-            "mockbackend \(MockBackendVersion.current)",
-            "  dashboard  \(baseURL)/",
-            "  health     \(baseURL)/health",
-            "  admin      \(baseURL)/__admin/health",
-            "  openapi    \(baseURL)/openapi.yaml",
-            "  public dir \(configuration.publicDirectory)",
-        ]
+        var lines = ["mockbackend \(MockBackendVersion.current)"]
+        if served.servesDashboard { lines.append("  dashboard  \(baseURL)/") }
+        lines += ["  health     \(baseURL)/health", "  admin      \(baseURL)/__admin/health"]
+        if served.servesOpenAPIDocument { lines.append("  openapi    \(baseURL)/openapi.yaml") }
+        lines += fileLines
         if let tlsPort, let tls = configuration.tls {
             lines.append("  https      \(url(scheme: "https", port: tlsPort))/")
             lines.append("  tls sha256 \(tls.sha256Fingerprint)")
@@ -51,5 +51,26 @@ struct StartupBanner {
         }
         lines.append("mockbackend listening on \(baseURL)")
         return lines.joined(separator: "\n")
+    }
+
+    /// Where live files come from (`--public-dir`, `--openapi-file`), and a warning for
+    /// each that is not there; nothing for the built-in copies.
+    private var fileLines: [String] {
+        var lines: [String] = []
+        switch served.publicFiles {
+        case .builtIn: break
+        case .disk(let path):
+            lines.append(
+                "  public dir \(path) (live)" + (served.servesDashboard ? "" : ", no index.html: no dashboard"))
+        case .missing(let path):
+            lines.append("  warning    --public-dir \(path) not found: no dashboard and no static files")
+        }
+        switch served.openAPIDocument {
+        case .builtIn: break
+        case .disk(let path): lines.append("  openapi    from \(path) (live)")
+        case .missing(let path):
+            lines.append("  warning    --openapi-file \(path) not found: /openapi.yaml answers 404")
+        }
+        return lines
     }
 }

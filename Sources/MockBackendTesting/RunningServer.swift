@@ -1,7 +1,20 @@
+// One `import MockBackendTesting` is enough in a test file: this module re-exports what a
+// test of a client against the mock names —
+// - `MockBackend`: `MockBackendApp` (`RunningServer.app`), `MockBackendConfiguration`, the
+//   typed `Fault` and `FaultRule.Match`, `RequestMatcher`, `DisconnectMode`, the journal and
+//   stream snapshots the admin client returns;
+// - `MockBackendAPI`: the wire types (`PlayerLoginResponse`, `ImportStatus`, `JSONValue`, …);
+// - `ServerSentEvents`: `ServerSentEvent`, the codec;
+// - `MockBackendClient`: `EventSource`, `UserInfoStream`, `JobTracker`, `StatusPoller`.
+// A convenience of a testing module: app code imports the modules it uses one by one.
+
 import Foundation
 import Logging
-import MockBackend
+@_exported import MockBackend
+@_exported import MockBackendAPI
+@_exported import MockBackendClient
 import MockBackendHTTP
+@_exported import ServerSentEvents
 
 /// A server started by `withRunningServer`, listening on 127.0.0.1 on a port the kernel chose.
 public struct RunningServer: Sendable {
@@ -12,6 +25,14 @@ public struct RunningServer: Sendable {
 
     /// `http://127.0.0.1:PORT`.
     public var baseURL: URL { URL(string: "http://127.0.0.1:\(port)")! }
+
+    /// A typed client of this server's admin API.
+    public var admin: AdminClient {
+        AdminClient(baseURL: baseURL, adminToken: app.configuration.adminToken.flatMap { $0.isEmpty ? nil : $0 })
+    }
+
+    /// The calls of this server's public API that tests set up with: logins, CSV uploads.
+    public var api: TestAPIClient { TestAPIClient(baseURL: baseURL) }
 
     /// A new raw connection to the server.
     public func connect() throws -> RawHTTPClient {
@@ -84,41 +105,4 @@ private func runThenStop<Result>(
         await stop()
         throw error
     }
-}
-
-extension MockBackendConfiguration {
-    /// A configuration for tests: the package's own `Public/` and `openapi/`, found from
-    /// this source file's location, so tests work from any working directory.
-    public static func forTesting(packageRoot: String = PackageRoot.path) -> MockBackendConfiguration {
-        MockBackendConfiguration(
-            publicDirectory: packageRoot + "/Public", openAPIDocument: packageRoot + "/openapi/openapi.yaml")
-    }
-}
-
-/// Where this package's sources are, derived from this file's compile-time path.
-public enum PackageRoot {
-    public static let path: String = {
-        var url = URL(fileURLWithPath: #filePath)
-        while url.path != "/" {
-            url.deleteLastPathComponent()
-            if FileManager.default.fileExists(atPath: url.appendingPathComponent("Package.swift").path) {
-                return url.path
-            }
-        }
-        return FileManager.default.currentDirectoryPath
-    }()
-}
-
-/// Polls `condition` until it holds or `timeout` passes (generous by default: it returns
-/// as soon as the condition holds, and sanitizer builds run slowly); for state that settles
-/// asynchronously (a connection closing after its client left). Returns the last result.
-public func eventually(
-    timeout: Duration = .seconds(10), _ condition: () throws -> Bool
-) async rethrows -> Bool {
-    let deadline = ContinuousClock.now + TestTiming.scaled(timeout)
-    while ContinuousClock.now < deadline {
-        if try condition() { return true }
-        try? await Task.sleep(for: .milliseconds(10))
-    }
-    return try condition()
 }

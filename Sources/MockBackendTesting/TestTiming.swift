@@ -20,3 +20,34 @@ public enum TestTiming {
         duration * scale
     }
 }
+
+/// Polls `condition` until it holds or `timeout` passes (generous by default: it returns
+/// as soon as the condition holds, and sanitizer builds run slowly); for state that settles
+/// asynchronously (a connection closing after its client left). Returns the last result.
+///
+/// Polling is the fallback: where the server announces what a test waits for, waiting on
+/// the admin feed (`AdminClient.Events`) suspends until it happens instead.
+public func eventually(
+    timeout: Duration = .seconds(10), _ condition: () throws -> Bool
+) async rethrows -> Bool {
+    let deadline = ContinuousClock.now + TestTiming.scaled(timeout)
+    while ContinuousClock.now < deadline {
+        if try condition() { return true }
+        try? await Task.sleep(for: .milliseconds(10))
+    }
+    return try condition()
+}
+
+/// `eventually` for a condition that must await, such as a call to the admin API: polls it
+/// every `interval` until it holds or `timeout` passes. Returns the last result.
+public func eventually(
+    timeout: Duration = .seconds(10), interval: Duration = .milliseconds(20),
+    _ condition: () async throws -> Bool
+) async rethrows -> Bool {
+    let deadline = ContinuousClock.now + TestTiming.scaled(timeout)
+    while ContinuousClock.now < deadline {
+        if try await condition() { return true }
+        try? await Task.sleep(for: interval)
+    }
+    return try await condition()
+}

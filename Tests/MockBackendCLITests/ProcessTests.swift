@@ -22,13 +22,15 @@ final class ServerProcess: Sendable {
         return URL(fileURLWithPath: PackageRoot.path + "/.build/debug/mockbackend")
     }
 
-    init(_ arguments: [String], environment: [String: String] = [:]) throws {
+    /// - Parameter directory: the working directory; nil for the package's root.
+    init(_ arguments: [String], environment: [String: String] = [:], directory: String? = nil) throws {
         outputFile = FileManager.default.temporaryDirectory.appendingPathComponent(
             "mockbackend-\(UUID().uuidString).log")
         var env = ProcessInfo.processInfo.environment.filter { !$0.key.hasPrefix("MOCKBACKEND_") }
         env.merge(environment) { $1 }
         process = try ChildProcess(
-            executable: Self.executable.path, arguments: arguments, environment: env, directory: PackageRoot.path,
+            executable: Self.executable.path, arguments: arguments, environment: env,
+            directory: directory ?? PackageRoot.path,
             output: outputFile.path)
     }
 
@@ -175,6 +177,21 @@ struct ProcessTests {
         let options = help.matches(of: /--([a-z][a-z-]+) <[a-z-]+>/).map { String($0.output.1) }
         #expect(!options.isEmpty)
         #expect(Set(options) == Set(EnvironmentOptions.valueOptions))
+    }
+
+    /// `--help` names the variable of every option and flag beside it.
+    @Test func theHelpNamesEveryVariable() {
+        let help = MockBackendCommand.helpMessage(columns: 200)
+        for option in EnvironmentOptions.valueOptions + EnvironmentOptions.flags {
+            #expect(help.contains("(env: \(EnvironmentOptions.variableName(for: option)))"), "--\(option)")
+        }
+    }
+
+    /// argument-parser's completion scripts, as the README documents them.
+    @Test func generatesACompletionScript() async throws {
+        let server = try ServerProcess(["--generate-completion-script", "bash"])
+        #expect(await server.waitForExit(timeout: .seconds(5)) == 0)
+        #expect(server.text.contains("_mockbackend"))
     }
 
     @Test func defaultsAreTheBackendsOwn() throws {

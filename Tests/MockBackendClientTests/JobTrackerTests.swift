@@ -91,7 +91,7 @@ private final class Followed<Kind: JobKind>: Sendable {
 }
 
 private func importTracker(
-    _ server: RunningServer, _ jobId: String, clock: VirtualClock,
+    _ server: RunningServer, _ jobId: String, clock: TestClock,
     configure: (inout JobTrackerConfiguration) -> Void = { _ in }
 ) -> JobTracker<ImportJobKind> {
     var configuration = JobTrackerConfiguration.import
@@ -119,7 +119,7 @@ struct JobTrackerTests {
     @Test func followsAnImportOnItsStreamToTheOutcome() async throws {
         try await withRunningServer(manualServerConfiguration()) { server in
             let jobId = try await uploadImport(server, rows: 30, badEvery: 10)
-            let tracker = importTracker(server, jobId, clock: VirtualClock())
+            let tracker = importTracker(server, jobId, clock: TestClock.automatic())
             let followed = Followed(tracker)
             tracker.start()
             try await runToTheEnd(server, jobId)
@@ -146,7 +146,7 @@ struct JobTrackerTests {
     @Test func resumesADroppedStreamWithLastEventIDAndReadsEveryEventOnce() async throws {
         try await withRunningServer(manualServerConfiguration()) { server in
             let jobId = try await uploadImport(server, rows: 100)
-            let clock = VirtualClock()
+            let clock = TestClock.automatic()
             let tracker = importTracker(server, jobId, clock: clock)
             let followed = Followed(tracker)
             tracker.start()
@@ -172,7 +172,7 @@ struct JobTrackerTests {
             #expect(records[1].lastEventId == "5")
             #expect(records[1].deliveredIds == (6...ids.count).map(String.init))
             // The reconnect waited at least the `retry: 5000` the import stream advertises.
-            #expect(clock.sleeps.current.first == .seconds(5))
+            #expect(clock.sleeps.first == .seconds(5))
         }
     }
 
@@ -182,12 +182,12 @@ struct JobTrackerTests {
         try await withRunningServer(manualServerConfiguration()) { server in
             let jobId = try await uploadImport(server, rows: 20, badEvery: 4)
             _ = try await server.request("POST", "/__admin/imports/\(jobId)/complete")
-            let first = importTracker(server, jobId, clock: VirtualClock())
+            let first = importTracker(server, jobId, clock: TestClock.automatic())
             first.start()
             let streamed = try await first.outcome
             let lastEventID = try #require(first.lastEventID)
 
-            let second = importTracker(server, jobId, clock: VirtualClock()) { $0.lastEventID = lastEventID }
+            let second = importTracker(server, jobId, clock: TestClock.automatic()) { $0.lastEventID = lastEventID }
             let followed = Followed(second)
             second.start()
             #expect(try await second.outcome == streamed)
@@ -209,7 +209,7 @@ struct JobTrackerTests {
     @Test func completedWhileAwayIsReportedFromTheStatusWithoutReconnecting() async throws {
         try await withRunningServer(manualServerConfiguration()) { server in
             let jobId = try await uploadImport(server, rows: 100)
-            let clock = VirtualClock()
+            let clock = TestClock.automatic()
             let tracker = importTracker(server, jobId, clock: clock)
             let followed = Followed(tracker)
             tracker.start()
@@ -220,7 +220,7 @@ struct JobTrackerTests {
             #expect(tracker.phase == .suspended)
             #expect(await eventually { journal(server, jobId).first?.endedAt != nil })
             _ = try await server.request("POST", "/__admin/imports/\(jobId)/complete")
-            clock.pass(.seconds(40))
+            clock.advance(by: .seconds(40))
             tracker.resume()
 
             #expect(
@@ -238,7 +238,7 @@ struct JobTrackerTests {
     @Test func aShortPauseReopensTheStreamFromTheLastEvent() async throws {
         try await withRunningServer(manualServerConfiguration()) { server in
             let jobId = try await uploadImport(server, rows: 50)
-            let clock = VirtualClock()
+            let clock = TestClock.automatic()
             let tracker = importTracker(server, jobId, clock: clock)
             let followed = Followed(tracker)
             tracker.start()
@@ -247,7 +247,7 @@ struct JobTrackerTests {
             tracker.suspend()
             #expect(await eventually { journal(server, jobId).first?.endedAt != nil })
             try await advance(server, ms: 400)  // two events while away
-            clock.pass(.seconds(10))
+            clock.advance(by: .seconds(10))
             tracker.resume()
             #expect(await eventually { journal(server, jobId).count == 2 })
             try await runToTheEnd(server, jobId)
@@ -263,7 +263,7 @@ struct JobTrackerTests {
     @Test func anImportFailedByTheAdminIsReportedOnTheStream() async throws {
         try await withRunningServer(manualServerConfiguration()) { server in
             let jobId = try await uploadImport(server, rows: 100)
-            let tracker = importTracker(server, jobId, clock: VirtualClock())
+            let tracker = importTracker(server, jobId, clock: TestClock.automatic())
             let followed = Followed(tracker)
             tracker.start()
             try await advance(server, ms: 500)
@@ -291,7 +291,7 @@ struct JobTrackerTests {
             let tracker = JobTracker<ImportJobKind>(
                 streamURL: try #require(URL(string: "http://127.0.0.1:1/stream")),
                 statusURL: server.baseURL.appendingPathComponent(ImportPaths.status(jobId: jobId)),
-                configuration: configuration, clock: VirtualClock())
+                configuration: configuration, clock: TestClock.automatic())
             let followed = Followed(tracker)
             tracker.start()
             #expect(await eventually { tracker.phase == .polling && followed.statuses.count >= 2 })
@@ -305,7 +305,7 @@ struct JobTrackerTests {
 
     @Test func aMissingJobEndsTrackingWithNotFound() async throws {
         try await withRunningServer(manualServerConfiguration()) { server in
-            let tracker = importTracker(server, "import_nope", clock: VirtualClock())
+            let tracker = importTracker(server, "import_nope", clock: TestClock.automatic())
             let followed = Followed(tracker)
             tracker.start()
             await #expect(throws: StatusPollingError.notFound) { try await tracker.outcome }
@@ -318,7 +318,7 @@ struct JobTrackerTests {
     @Test func cancelEndsUpdatesAndOutcome() async throws {
         try await withRunningServer(manualServerConfiguration()) { server in
             let jobId = try await uploadImport(server, rows: 10)
-            let tracker = importTracker(server, jobId, clock: VirtualClock())
+            let tracker = importTracker(server, jobId, clock: TestClock.automatic())
             let followed = Followed(tracker)
             tracker.start()
             #expect(await eventually { journal(server, jobId).count == 1 })
@@ -356,7 +356,7 @@ private func createGeneration(_ server: RunningServer, token: String) async thro
 /// A tracker whose stream cannot be reached: it follows the generation by polling only.
 private func pollingGenerationTracker(
     _ server: RunningServer, _ id: String, token: String, configuration: JobTrackerConfiguration = .generation,
-    clock: VirtualClock = VirtualClock()
+    clock: TestClock = TestClock.automatic()
 ) throws -> JobTracker<GenerationJobKind> {
     var configuration = configuration
     configuration.headers["Authorization"] = "Bearer \(token)"
@@ -390,7 +390,7 @@ struct GenerationTrackerTests {
             let id = try await createGeneration(server, token: token)
             let tracker = JobTracker(
                 generationId: id, baseURL: server.baseURL, token: token, configuration: Self.quick,
-                clock: VirtualClock())
+                clock: TestClock.automatic())
             let followed = Followed(tracker)
             tracker.start()
             #expect(await eventually { server.app.streams.journal.snapshots(stream: "generations/\(id)").count == 1 })
@@ -421,7 +421,7 @@ struct GenerationTrackerTests {
             let polledId = try await createGeneration(server, token: token)
             let streamed = JobTracker(
                 generationId: streamedId, baseURL: server.baseURL, token: token, configuration: Self.quick,
-                clock: VirtualClock())
+                clock: TestClock.automatic())
             let polled = try pollingGenerationTracker(server, polledId, token: token, configuration: Self.quick)
             streamed.start()
             polled.start()
@@ -448,7 +448,7 @@ struct GenerationTrackerTests {
         try await withRunningServer(Self.configuration()) { server in
             let token = try await generationToken(server)
             let id = try await createGeneration(server, token: token)
-            let clock = VirtualClock(factor: 200)
+            let clock = TestClock.automatic(divisor: 200)
             let tracker = try pollingGenerationTracker(server, id, token: token, clock: clock)
             let followed = Followed(tracker)
             tracker.start()
@@ -458,7 +458,7 @@ struct GenerationTrackerTests {
                 try await tracker.outcome == .completed(GenerationSummary(imageUrl: "/api/generations/\(id)/image.png"))
             )
             #expect(await eventually { followed.ended.current })
-            let sleeps = clock.sleeps.current
+            let sleeps = clock.sleeps
             #expect(Array(sleeps.prefix(5)) == [.seconds(1), .seconds(2), .seconds(4), .seconds(8), .seconds(8)])
             #expect(sleeps.dropFirst(5).allSatisfy { $0 == .seconds(5) })
             #expect(sleeps.count == 5 + followed.statuses.count - 1)
@@ -470,14 +470,14 @@ struct GenerationTrackerTests {
         try await withRunningServer(Self.configuration()) { server in
             let token = try await generationToken(server)
             let id = try await createGeneration(server, token: token)
-            let clock = VirtualClock()
+            let clock = TestClock.automatic()
             let tracker = JobTracker(
                 generationId: id, baseURL: server.baseURL, token: "not-a-session", configuration: Self.quick,
                 clock: clock)
             tracker.start()
             await #expect(throws: StatusPollingError.unauthorized(status: 401)) { try await tracker.outcome }
             #expect(tracker.phase == .failed)
-            #expect(clock.sleeps.current.isEmpty)
+            #expect(clock.sleeps.isEmpty)
         }
     }
 }

@@ -7,43 +7,6 @@ import MockBackendSupport
 import MockBackendTesting
 import Testing
 
-/// A clock whose time moves only when something sleeps on it — by the whole sleep, while
-/// the real wait is `1/factor` of it — or when a test calls `pass(_:)`. Every sleep asked of
-/// it is recorded exactly, so a test can check a 5 s poll interval without waiting 5 s.
-final class VirtualClock: Clock, Sendable {
-    struct Instant: InstantProtocol {
-        var offset: Duration
-
-        func advanced(by duration: Duration) -> Instant { Instant(offset: offset + duration) }
-        func duration(to other: Instant) -> Duration { other.offset - offset }
-        static func < (lhs: Instant, rhs: Instant) -> Bool { lhs.offset < rhs.offset }
-    }
-
-    let factor: Int
-    private let time = LockedValue(Instant(offset: .zero))
-    /// Every sleep asked of the clock, in order.
-    let sleeps = LockedValue<[Duration]>([])
-
-    init(factor: Int = 100) {
-        self.factor = factor
-    }
-
-    var now: Instant { time.current }
-    var minimumResolution: Duration { .nanoseconds(1) }
-
-    func sleep(until deadline: Instant, tolerance: Duration?) async throws {
-        let wait = now.duration(to: deadline)
-        sleeps.withLock { $0.append(wait) }
-        try await Task.sleep(for: wait / factor)
-        time.withLock { $0 = max($0, deadline) }
-    }
-
-    /// Time passes with nobody sleeping (the app sat in the background).
-    func pass(_ duration: Duration) {
-        time.withLock { $0 = $0.advanced(by: duration) }
-    }
-}
-
 /// A server with a manual clock: imports move only by `advance`.
 func manualServerConfiguration() -> MockBackendConfiguration {
     var configuration = MockBackendConfiguration.forTesting()
@@ -74,7 +37,7 @@ struct StatusPollerTests {
     @Test func pollsEveryIntervalUntilTheImportCompletesAndStops() async throws {
         try await withRunningServer(manualServerConfiguration()) { server in
             let jobId = try await uploadImport(server, rows: 40)
-            let clock = VirtualClock()
+            let clock = TestClock.automatic()
             let poller = StatusPoller<ImportStatus>(
                 url: server.baseURL.appendingPathComponent(ImportPaths.status(jobId: jobId)), interval: .seconds(3),
                 clock: clock)
@@ -93,7 +56,7 @@ struct StatusPollerTests {
             #expect(last.successfulRows == 40)
             #expect(seen.current.dropLast().allSatisfy { !$0.isFinished })
             // One sleep between reads, none after the last.
-            #expect(clock.sleeps.current == Array(repeating: .seconds(3), count: seen.current.count - 1))
+            #expect(clock.sleeps == Array(repeating: .seconds(3), count: seen.current.count - 1))
         }
     }
 
@@ -103,7 +66,7 @@ struct StatusPollerTests {
             _ = try await server.request("POST", "/__admin/imports/\(jobId)/fail")
             let poller = StatusPoller<ImportStatus>(
                 url: server.baseURL.appendingPathComponent(ImportPaths.status(jobId: jobId)), interval: .seconds(1),
-                clock: VirtualClock())
+                clock: TestClock.automatic())
             let (statuses, error) = await drain(poller)
             #expect(error == nil)
             #expect(statuses.map(\.status) == [.error])
@@ -113,7 +76,7 @@ struct StatusPollerTests {
 
     @Test func notFoundAndForbiddenEndAtOnceWithTypedErrors() async throws {
         try await withRunningServer(manualServerConfiguration()) { server in
-            let clock = VirtualClock()
+            let clock = TestClock.automatic()
             let missing = StatusPoller<ImportStatus>(
                 url: server.baseURL.appendingPathComponent(ImportPaths.status(jobId: "import_nope")),
                 interval: .seconds(1), clock: clock)
@@ -128,13 +91,13 @@ struct StatusPollerTests {
                 clock: clock, decode: { $0 }, isFinal: { _ in true })
             let (_, unauthorized) = await drain(forbidden)
             #expect(unauthorized as? StatusPollingError == .unauthorized(status: 403))
-            #expect(clock.sleeps.current.isEmpty)
+            #expect(clock.sleeps.isEmpty)
         }
     }
 
     @Test func aTransient503IsRetriedOnTheNextTick() async throws {
         try await withRunningServer(manualServerConfiguration()) { server in
-            let clock = VirtualClock()
+            let clock = TestClock.automatic()
             // The first read gets 503 (with Retry-After: 0), the next one 200.
             let url = try #require(
                 URL(string: "\(server.baseURL)/conformance/sse/status-then-ok?status=503&key=poller503"))
@@ -145,12 +108,12 @@ struct StatusPollerTests {
             #expect(error == nil)
             #expect(statuses.count == 1)
             #expect(statuses.first?.contains("data: ok") == true)
-            #expect(clock.sleeps.current == [.seconds(2)])
+            #expect(clock.sleeps == [.seconds(2)])
         }
     }
 
     @Test func networkErrorsAreRetriedUpToTheLimit() async throws {
-        let clock = VirtualClock()
+        let clock = TestClock.automatic()
         // A port nobody listens on: every read is refused.
         let poller = StatusPoller<ImportStatus>(
             url: try #require(URL(string: "http://127.0.0.1:1/api/v2/imports/x")), interval: .seconds(5),
@@ -158,7 +121,7 @@ struct StatusPollerTests {
         let (statuses, error) = await drain(poller)
         #expect(statuses.isEmpty)
         #expect(error as? StatusPollingError == .unavailable(status: nil))
-        #expect(clock.sleeps.current == [.seconds(5), .seconds(5)])
+        #expect(clock.sleeps == [.seconds(5), .seconds(5)])
         await #expect(throws: StatusPollingError.unavailable(status: nil)) { try await poller.fetch() }
     }
 
@@ -166,7 +129,7 @@ struct StatusPollerTests {
         try await withRunningServer(manualServerConfiguration()) { server in
             let poller = StatusPoller<ImportStatus>(
                 url: rawURL(server, body: #"{"jobId":"import_1","status":"complete"}"#, mime: "application/json"),
-                interval: .seconds(1), clock: VirtualClock())
+                interval: .seconds(1), clock: TestClock.automatic())
             let (statuses, error) = await drain(poller)
             #expect(statuses.isEmpty)
             guard case .malformedStatus? = error as? StatusPollingError else {
@@ -182,7 +145,8 @@ struct StatusPollerTests {
                 #"{"id":"gen_9f","status":"failed","progress":40,"createdAt":"2026-11-22T10:00:00Z","#
                 + #""completedAt":null,"error":"GPU out of memory","imageUrl":null}"#
             let poller = StatusPoller<GenerationStatus>(
-                url: rawURL(server, body: body, mime: "application/json"), interval: .seconds(5), clock: VirtualClock())
+                url: rawURL(server, body: body, mime: "application/json"), interval: .seconds(5),
+                clock: TestClock.automatic())
             let status = try await poller.fetch()
             #expect(status.status == .failed)
             #expect(status.isFinished && status.isFailed)

@@ -15,12 +15,9 @@ Usage: python sse_clients.py PATH_TO_MOCKBACKEND_BINARY
 """
 
 import json
-import re
-import subprocess
 import sys
 import threading
 import time
-import urllib.request
 from datetime import timedelta
 
 import asyncio
@@ -28,40 +25,7 @@ import asyncio
 from aiohttp_sse_client2 import client as aiohttp_sse
 from requests_sse import EventSource, InvalidStatusCodeError
 
-results = []
-
-
-def check(name, condition, detail=""):
-    results.append((name, condition))
-    print(("ok   " if condition else "FAIL ") + name + ("" if condition else f": {detail}"), flush=True)
-
-
-def post(base, path, body=None):
-    data = json.dumps(body or {}).encode()
-    request = urllib.request.Request(base + path, data=data, method="POST", headers={"Content-Type": "application/json"})
-    with urllib.request.urlopen(request, timeout=5) as response:
-        return json.loads(response.read() or b"null")
-
-
-def get_json(base, path):
-    with urllib.request.urlopen(base + path, timeout=5) as response:
-        return json.loads(response.read())
-
-
-def subscribers(base, name):
-    for stream in get_json(base, "/__admin/streams"):
-        if stream["name"] == name:
-            return len(stream["subscribers"])
-    return 0
-
-
-def wait_until(condition, timeout=10):
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        if condition():
-            return True
-        time.sleep(0.02)
-    return condition()
+from harness import check, get_json, post, run, subscribers, wait_until
 
 
 def resume_after_drop(base):
@@ -190,36 +154,10 @@ def aiohttp_resumes_after_graceful_end(base):
 
 
 def main():
-    binary = sys.argv[1]
-    server = subprocess.Popen(
-        [binary, "--port", "0", "--log-level", "warning"], stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
-    try:
-        port = None
-        deadline = time.monotonic() + 20
-        while port is None and time.monotonic() < deadline:
-            line = server.stdout.readline()
-            match = re.search(r"mockbackend listening on http://127\.0\.0\.1:(\d+)", line)
-            if match:
-                port = int(match.group(1))
-        if port is None:
-            print("real clients: 0 passed, 1 failed (server did not start)")
-            return 1
-        base = f"http://127.0.0.1:{port}"
-        for scenario in (
-            resume_after_drop, byte_by_byte, stops_on_204, user_info_deltas_and_expiry,
-            aiohttp_resumes_after_graceful_end,
-        ):
-            try:
-                scenario(base)
-            except Exception as error:  # a scenario that crashes is a failure, not a stop
-                check(scenario.__name__, False, repr(error))
-    finally:
-        server.terminate()
-        server.wait(timeout=5)
-    passed = sum(1 for _, ok in results if ok)
-    failed = len(results) - passed
-    print(f"real clients: {passed} passed, {failed} failed")
-    return 0 if failed == 0 else 1
+    return run("real clients", sys.argv[1], (
+        resume_after_drop, byte_by_byte, stops_on_204, user_info_deltas_and_expiry,
+        aiohttp_resumes_after_graceful_end,
+    ))
 
 
 if __name__ == "__main__":

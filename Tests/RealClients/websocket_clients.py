@@ -20,44 +20,13 @@ Usage: python websocket_clients.py PATH_TO_MOCKBACKEND_BINARY
 """
 
 import json
-import re
-import subprocess
 import sys
-import time
-import urllib.error
-import urllib.request
 
 import websockets
 from websockets.exceptions import ConnectionClosed, ConnectionClosedOK, InvalidStatus
 from websockets.sync.client import ClientConnection, connect
 
-results = []
-
-
-def check(name, condition, detail=""):
-    results.append((name, condition))
-    print(("ok   " if condition else "FAIL ") + name + ("" if condition else f": {detail}"), flush=True)
-
-
-def request(base, method, path, body=None, headers=None, raw=None):
-    data = raw if raw is not None else (json.dumps(body).encode() if body is not None else None)
-    all_headers = {"Content-Type": "application/json"} if body is not None else {}
-    all_headers.update(headers or {})
-    call = urllib.request.Request(base + path, data=data, method=method, headers=all_headers)
-    try:
-        with urllib.request.urlopen(call, timeout=5) as response:
-            payload = response.read()
-            return json.loads(payload) if payload else None
-    except urllib.error.HTTPError as error:
-        raise RuntimeError(f"{method} {path} answered {error.code}: {error.read()[:300]!r}") from None
-
-
-def post(base, path, body=None):
-    return request(base, "POST", path, body if body is not None else {})
-
-
-def get_json(base, path):
-    return request(base, "GET", path)
+from harness import check, get_json, post, request, run, wait_until
 
 
 def upload(base, rows, path="/api/import/csv-gemini"):
@@ -88,15 +57,6 @@ def events_so_far(base, job):
 
 def journal(base, job):
     return get_json(base, f"/__admin/streams/connections?stream=imports/{job}")
-
-
-def wait_until(condition, timeout=10):
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        if condition():
-            return True
-        time.sleep(0.02)
-    return condition()
 
 
 def socket_url(ws_base, job):
@@ -287,35 +247,16 @@ def refusals(base, ws_base):
 
 
 def main():
-    binary = sys.argv[1]
-    server = subprocess.Popen(
-        [binary, "--port", "0", "--log-level", "warning", "--clock", "manual"],
-        stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
     print(f"websockets {websockets.__version__}", flush=True)
-    try:
-        port = None
-        deadline = time.monotonic() + 20
-        while port is None and time.monotonic() < deadline:
-            line = server.stdout.readline()
-            match = re.search(r"mockbackend listening on http://127\.0\.0\.1:(\d+)", line)
-            if match:
-                port = int(match.group(1))
-        if port is None:
-            print("websocket clients: 0 passed, 1 failed (server did not start)")
-            return 1
-        base, ws_base = f"http://127.0.0.1:{port}", f"ws://127.0.0.1:{port}"
-        for scenario in (whole_job, reconnect_gets_history, admin_disconnects, drop_after_events, refusals):
-            try:
-                scenario(base, ws_base)
-            except Exception as error:  # a scenario that crashes is a failure, not a stop
-                check(scenario.__name__, False, repr(error))
-    finally:
-        server.terminate()
-        server.wait(timeout=5)
-    passed = sum(1 for _, ok in results if ok)
-    failed = len(results) - passed
-    print(f"websocket clients: {passed} passed, {failed} failed")
-    return 0 if failed == 0 else 1
+
+    def with_socket_base(scenario):
+        def call(base):
+            scenario(base, base.replace("http://", "ws://"))
+        call.__name__ = scenario.__name__
+        return call
+
+    scenarios = (whole_job, reconnect_gets_history, admin_disconnects, drop_after_events, refusals)
+    return run("websocket clients", sys.argv[1], [with_socket_base(s) for s in scenarios], ("--clock", "manual"))
 
 
 if __name__ == "__main__":

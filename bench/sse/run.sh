@@ -189,7 +189,7 @@ start() {
     log "$1 pid $SERVER_PID port $SERVER_PORT"
 }
 
-cd "$ROOT"  # mockbackend reads Public/ and openapi/ relative to the working directory
+cd "$ROOT"
 rm -f "$RESULTS"/*.json
 LARGEST="${SIZES##*,}"
 START="$(date +%s)"

@@ -28,6 +28,8 @@ public final class MockBackendApp: Sendable {
     package let generations: GenerationService
     /// Workflow sessions.
     package let workflows: WorkflowService
+    /// The dashboard and other static files.
+    private let staticFiles: StaticFiles
     private let server: HTTPServer
     /// The HTTPS listener, when `configuration.tls` asks for one.
     private let tlsServer: HTTPServer?
@@ -73,16 +75,15 @@ public final class MockBackendApp: Sendable {
             imports: imports, generations: generations, workflows: workflows, events: events, faults: faults,
             stubs: stubs)
         self.router = router
-        let staticFiles = StaticFileHandler(directory: configuration.publicDirectory)
-        if staticFiles == nil {
-            logger.warning(
-                "public directory not found; static files are off",
-                metadata: ["path": "\(configuration.publicDirectory)"])
+        let staticFiles = StaticFiles(publicDirectory: configuration.publicDirectory)
+        self.staticFiles = staticFiles
+        if case .missing(let path) = staticFiles {
+            logger.warning("public directory not found; static files are off", metadata: ["path": "\(path)"])
         }
         // Public paths no route knows: a stub if one matches, else a static file.
         let fallback: @Sendable (HTTPRequest) throws -> HTTPResponse? = { request in
             if let response = stubs.fallbackResponse(for: request) { return response }
-            return try staticFiles?.respond(to: request)
+            return try staticFiles.respond(to: request)
         }
         // The router carries the middleware: the public stack around the public routes and
         // this fallback, the admin stack around the admin group (`makeRouter`).
@@ -172,6 +173,11 @@ public final class MockBackendApp: Sendable {
     /// The key every workflow route asks for: `configuration.workflowAPIKey`, or one
     /// generated at start.
     public var workflowAPIKey: String { workflows.settings.apiKey }
+
+    /// What is served besides the routes, and from where: the dashboard, the OpenAPI document.
+    public var servedFiles: ServedFiles {
+        ServedFiles(staticFiles: staticFiles, openAPIDocument: configuration.openAPIDocument)
+    }
 
     /// The bound port, once started.
     public var port: Int? { server.port }

@@ -4,10 +4,13 @@ import MockBackendHTTP
 public struct MockBackendConfiguration: Sendable {
     /// Listener address, port, limits and timeouts.
     public var http: HTTPServerConfiguration
-    /// The dashboard and other static files. Default `Public`, relative to the working directory.
-    public var publicDirectory: String
-    /// The OpenAPI document served at `/openapi.yaml`. Default `openapi/openapi.yaml`.
-    public var openAPIDocument: String
+    /// A folder to serve the dashboard and other static files from, read on each request, so
+    /// an edited file is served without a restart (`--public-dir`). Nil, the default: the
+    /// copy of `Public/` built into the module, which needs no files on disk.
+    public var publicDirectory: String?
+    /// A file to serve at `/openapi.yaml`, read on each request (`--openapi-file`). Nil, the
+    /// default: the copy of `openapi/openapi.yaml` built into the module.
+    public var openAPIDocument: String?
     /// Time between heartbeat comments on streams that have them. Default 15 s; zero turns
     /// heartbeats off.
     public var heartbeatInterval: Duration = .seconds(15)
@@ -49,8 +52,8 @@ public struct MockBackendConfiguration: Sendable {
 
     public init(
         http: HTTPServerConfiguration = HTTPServerConfiguration(),
-        publicDirectory: String = "Public",
-        openAPIDocument: String = "openapi/openapi.yaml"
+        publicDirectory: String? = nil,
+        openAPIDocument: String? = nil
     ) {
         self.http = http
         self.publicDirectory = publicDirectory

@@ -17,6 +17,12 @@ public struct RequestMatcher: Codable, Sendable, Equatable {
         public var equalTo: String?
         public var contains: String?
         public var matches: String?
+
+        public init(equalTo: String? = nil, contains: String? = nil, matches: String? = nil) {
+            self.equalTo = equalTo
+            self.contains = contains
+            self.matches = matches
+        }
     }
 
     public var method: String?

@@ -41,6 +41,17 @@ public struct StaticFileHandler: Sendable {
         guard let resolved = Self.realPath(candidate), resolved.hasPrefix(root + "/"),
             (info.st_mode & S_IFMT) == S_IFREG
         else { return nil }
+        return Self.response(
+            to: request, etag: Self.etag(info), contentType: MediaTypes.forPath(resolved),
+            body: { FileManager.default.contents(atPath: resolved).map { Array($0) } })
+    }
+
+    /// The answer to a GET or HEAD of a file found at its path, for this handler and
+    /// `EmbeddedFileHandler`: 405 for other methods, 304 when `If-None-Match` matches
+    /// `etag`, else 200 with `body` (nil when the file went away meanwhile: 404).
+    static func response(
+        to request: HTTPRequest, etag: String, contentType: String, body: () -> [UInt8]?
+    ) -> HTTPResponse? {
         guard request.method == "GET" || request.method == "HEAD" else {
             var response = ProblemDetails(
                 status: 405, code: "METHOD_NOT_ALLOWED", detail: "Static files answer GET and HEAD only."
@@ -48,14 +59,13 @@ public struct StaticFileHandler: Sendable {
             response.headers.set("Allow", "GET, HEAD")
             return response
         }
-        let etag = Self.etag(info)
         var headers: HTTPHeaders = ["ETag": etag, "Cache-Control": "no-cache"]
         if let ifNoneMatch = request.headers["If-None-Match"], Self.matches(ifNoneMatch, etag: etag) {
             return HTTPResponse(status: 304, headers: headers)
         }
-        guard let data = FileManager.default.contents(atPath: resolved) else { return nil }
-        headers.set("Content-Type", MediaTypes.forPath(resolved))
-        return HTTPResponse(status: 200, headers: headers, body: .bytes(Array(data)))
+        guard let bytes = body() else { return nil }
+        headers.set("Content-Type", contentType)
+        return HTTPResponse(status: 200, headers: headers, body: .bytes(bytes))
     }
 
     /// The decoded path segments; nil for a dotfile (never served); a 400 for anything that
