@@ -53,6 +53,20 @@ extension HTTPConnection {
         enqueueWebSocket(frame, kind: .message)
     }
 
+    /// Data messages from a broadcast batch: one write of their joined frames, or through the
+    /// shaper one `.message` write per frame, as `webSocketSend(_:from:)` would make them.
+    func webSocketSend(_ messages: PreparedWebSocketMessages, from writer: WebSocketWriter) {
+        guard let session = webSocket, session.writer === writer, session.state == .open else { return }
+        guard current?.shaper != nil else {
+            enqueueWebSocket(messages.joined, kind: .message)
+            return
+        }
+        for frame in messages.frames {
+            guard session.state == .open else { return }
+            enqueueWebSocket(frame, kind: .message)
+        }
+    }
+
     /// Queues one frame, through the shaper if the response has one, or disconnects a reader
     /// that has fallen too far behind (`maxUnsentStreamBytes`, as for streams). Without a
     /// shaper and with nothing queued before it, the frame goes straight to the socket.

@@ -40,6 +40,19 @@ public struct WebSocketBroadcastGroup: Sendable {
         }
     }
 
+    /// Queues `messages` on every member in one block per loop, in order: on a connection
+    /// without a shaper as one write of all their frames, through a shaper as one `.message`
+    /// write each.
+    public func send(_ messages: PreparedWebSocketMessages) {
+        guard !messages.frames.isEmpty else { return }
+        for loop in members.loops where !loop.members.isEmpty {
+            let members = loop.members
+            loop.queue.async {
+                for member in members { member.connection.webSocketSend(messages, from: member.writer) }
+            }
+        }
+    }
+
     /// Starts the closing handshake on every member, after every message sent so far, as
     /// `WebSocketWriter.close` would. Members stay in the group until their `onClose`.
     public func close(code: WebSocketCloseCode = .normalClosure, reason: String = "") {
