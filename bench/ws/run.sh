@@ -206,7 +206,7 @@ order() {
     fi
 }
 
-cd "$ROOT"  # mockbackend reads Public/ and openapi/ relative to the working directory
+cd "$ROOT"
 rm -f "$RESULTS"/*.json
 START="$(date +%s)"
 turn=0
