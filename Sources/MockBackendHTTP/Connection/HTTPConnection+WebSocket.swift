@@ -25,6 +25,7 @@ extension HTTPConnection {
         flight.producing = true
         flight.keepAlive = false
         current = flight
+        webSocketShaped = flight.shaper != nil
         enqueueShaped(WebSocketHandshake.switchingProtocolsHead(accept: upgrade.accept, headers: headers), kind: .head)
         let settings = context.configuration.webSocket
         let session = WebSocketSession(
@@ -57,7 +58,7 @@ extension HTTPConnection {
     /// shaper one `.message` write per frame, as `webSocketSend(_:from:)` would make them.
     func webSocketSend(_ messages: PreparedWebSocketMessages, from writer: WebSocketWriter) {
         guard let session = webSocket, session.writer === writer, session.state == .open else { return }
-        guard current?.shaper != nil else {
+        guard webSocketShaped else {
             enqueueWebSocket(messages.joined, kind: .message)
             return
         }
@@ -73,7 +74,7 @@ extension HTTPConnection {
     func enqueueWebSocket(_ frame: [UInt8], kind: ResponseWriteKind) {
         // A blackholed connection sends nothing more; queuing would only grow memory.
         guard lifecycle == .open, !isBlackholed else { return }
-        let shaped = current?.shaper != nil
+        let shaped = webSocketShaped
         if !shaped, outbound.isEmpty, !writeArmed, !isPausing {
             writeDirectly(frame)
             return
