@@ -831,7 +831,15 @@ def report_ws(args):
         cpu_ratio = ratio(median([r["cpu_us_per_delivery"] for r in b]), median([r["cpu_us_per_delivery"] for r in a]))
         per_run = [ratio(y["cpu_us_per_delivery"], x["cpu_us_per_delivery"]) for x, y in zip(a, b)]
         p50_ratio = ratio(median([r["p50_last_ms"] for r in b]), median([r["p50_last_ms"] for r in a]))
-        verdict = "n/a" if cpu_ratio is None else ("met" if cpu_ratio <= 1.0 else f"**missed** (+{(cpu_ratio - 1) * 100:.0f}%)")
+        # How many runs the median's side holds in says more than the median alone.
+        spread = [r for r in per_run if r is not None]
+        if cpu_ratio is None or not spread:
+            verdict = "n/a"
+        else:
+            above = sum(1 for r in spread if r > 1.0)
+            runs = f"{above} of {len(spread)} runs above 1, {min(spread):.2f}–{max(spread):.2f}"
+            verdict = (f"met ({runs})" if cpu_ratio <= 1.0
+                       else f"**missed** (+{(cpu_ratio - 1) * 100:.0f}%; {runs})")
         w(f"| {n:,} | **{fmt_ratio(cpu_ratio)}** ({' '.join(fmt_ratio(r) for r in per_run)}) | "
           f"{fmt_ratio(p50_ratio)} | {verdict} |")
     w("")
