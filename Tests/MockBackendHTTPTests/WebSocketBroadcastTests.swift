@@ -41,6 +41,31 @@ struct WebSocketBroadcastTests {
         }
     }
 
+    /// A batch goes out as its messages, in order, between the sends around it.
+    @Test func aBatchArrivesAsItsMessagesInOrder() async throws {
+        let registry = WebSocketRegistry()
+        try await withHTTPServer(responder: WebSocketTestRoutes.responder(registry)) { server in
+            let client = try await RawWebSocketClient.connect(server, path: "/history?count=0")
+            #expect(await eventually { registry.broadcast.current.count == 1 })
+            registry.broadcast.withLock { group in
+                group.send(PreparedWebSocketMessage(text: "before"))
+                group.send(
+                    PreparedWebSocketMessages([
+                        PreparedWebSocketMessage(text: "one"), PreparedWebSocketMessage(binary: [2]),
+                        PreparedWebSocketMessage(text: String(repeating: "3", count: 300)),
+                    ]))
+                group.send(PreparedWebSocketMessages([]))
+                group.send(PreparedWebSocketMessage(text: "after"))
+            }
+            try await client.expectText("before")
+            try await client.expectText("one")
+            try await client.expectMessage(opcode: 2, [2])
+            try await client.expectText(String(repeating: "3", count: 300))
+            try await client.expectText("after")
+            try await client.closeCleanly()
+        }
+    }
+
     @Test func whenDrainedRunsOnceTheMembersHaveTakenEverything() async throws {
         let registry = WebSocketRegistry()
         try await withHTTPServer(responder: WebSocketTestRoutes.responder(registry)) { server in

@@ -6,6 +6,16 @@
     driver.py report DIRECTORY [--meta META.json]
         (merges DIRECTORY/mockbackend-*.json, hummingbird-*.json and floor-*.json if any;
         markdown on stdout)
+    driver.py report-ws DIRECTORY [--meta META.json]
+        (bench/ws/run.sh: merges DIRECTORY/import-sse-*.json and import-ws-*.json, the same
+        import job stream read as SSE and as the V1 progress WebSocket; markdown on stdout)
+
+Kinds: mockbackend (channel streams), hummingbird and floor (GET /sse, POST /publish) for
+bench/sse/run.sh; import-sse and import-ws for bench/ws/run.sh: every stream is a fresh
+import job (a CSV uploaded and paused at once, so it never ends), read at
+/api/v2/imports/<jobId>/stream or /ws/progress?jobId=<jobId>, with events pushed by
+POST /__admin/streams/imports/<jobId>/events as {"data":{"seq":N}}. WebSocket messages carry
+no id, so for import-ws the clients report each message's "seq".
 
 Runs as one process pinned (by run.sh) to the client CPU; the sse_client processes it starts
 inherit that pinning. Standard library only. Every wait is bounded; every client process is
@@ -96,12 +106,15 @@ class HTTPClient:
 
     def post(self, path, payload):
         """Returns (send time in monotonic ns, status, parsed JSON body)."""
+        return self.request("POST", path, json.dumps(payload).encode(), "application/json")
+
+    def request(self, method, path, body, content_type):
+        """Returns (send time in monotonic ns, status, parsed JSON body)."""
         if self.sock is None:
             self._connect()
-        body = json.dumps(payload).encode()
         request = (
-            f"POST {path} HTTP/1.1\r\nHost: 127.0.0.1:{self.port}\r\n"
-            f"Content-Type: application/json\r\nContent-Length: {len(body)}\r\n\r\n"
+            f"{method} {path} HTTP/1.1\r\nHost: 127.0.0.1:{self.port}\r\n"
+            f"Content-Type: {content_type}\r\nContent-Length: {len(body)}\r\n\r\n"
         ).encode() + body
         t0 = time.monotonic_ns()
         self.sock.sendall(request)
@@ -231,22 +244,66 @@ class ClientGroup:
 
 # --- measurements -----------------------------------------------------------------------
 class Server:
+    # The CSV of every import job: never processed (the job is paused at once), but it
+    # would take 40 s at the default 50 rows/s if the pause came late.
+    IMPORT_CSV = ("name,email\n" + "".join(f"user{i},user{i}@example.com\n" for i in range(2000))).encode()
+
     def __init__(self, args):
         self.args = args
         self.kind = args.kind
         self.pid = args.pid
         self.http = HTTPClient(args.port)
+        self.is_import = self.kind in ("import-sse", "import-ws")
+        self.seq = 0
+
+    def new_channel(self, name):
+        """The stream a phase uses: a channel name, or for the import kinds a fresh job's id."""
+        if not self.is_import:
+            return name
+        boundary = "bench-boundary-7d4e"
+        body = (f"--{boundary}\r\nContent-Disposition: form-data; name=\"file\"; filename=\"{name}.csv\"\r\n"
+                f"Content-Type: text/csv\r\n\r\n").encode() + self.IMPORT_CSV + f"\r\n--{boundary}--\r\n".encode()
+        _, status, answer = self.http.request("POST", "/api/v2/imports", body,
+                                              f"multipart/form-data; boundary={boundary}")
+        if status != 202:
+            raise RuntimeError(f"import upload answered {status}: {answer}")
+        job = answer["jobId"]
+        _, status, answer = self.http.post(f"/__admin/imports/{job}/pause", {})
+        if status != 200 or answer.get("status") != "paused":
+            raise RuntimeError(f"pausing {job} answered {status}: {answer}")
+        return job
 
     def stream_path(self, channel):
+        if self.kind == "import-sse":
+            return f"/api/v2/imports/{channel}/stream"
+        if self.kind == "import-ws":
+            return f"/ws/progress?jobId={channel}"
         return f"/sse/channels/{channel}" if self.kind == "mockbackend" else "/sse"
 
     def publish_path(self, channel):
+        if self.is_import:
+            return f"/__admin/streams/imports/{channel}/events"
         return f"/__admin/streams/channels/{channel}/events" if self.kind == "mockbackend" else "/publish"
 
+    def next_seq(self):
+        self.seq += 1
+        return self.seq
+
+    def push_body(self, data, count=1):
+        """The JSON of one push; for the import kinds the data is {"seq": N}, N new each time."""
+        if self.is_import:
+            return {"data": {"seq": self.next_seq()}, "count": count}
+        return {"data": data, "count": count}
+
     def publish(self, channel, data, count=1):
-        t0, status, body = self.http.post(self.publish_path(channel), {"data": data, "count": count})
+        """Returns (send time, the number the clients report for it: the event id, or for
+        import-ws the seq of its data) and, for a flood, the last id."""
+        payload = self.push_body(data, count)
+        t0, status, body = self.http.post(self.publish_path(channel), payload)
         if status != 200:
             raise RuntimeError(f"publish answered {status}: {body}")
+        if self.kind == "import-ws":
+            return t0, payload["data"]["seq"]
         return t0, int(body["id"])
 
     def settle(self, baseline_fds, timeout=20):
@@ -260,7 +317,7 @@ class Server:
 
 
 def fanout_phase(server, args, streams, phase_index):
-    channel = f"fanout-{streams}-{phase_index}"
+    channel = server.new_channel(f"fanout-{streams}-{phase_index}")
     pid = server.pid
     time.sleep(1.0)
     baseline_fds = fd_count(pid)
@@ -284,6 +341,9 @@ def fanout_phase(server, args, streams, phase_index):
         result["fds_with_streams"] = fd_count(pid)
         log(f"{args.name}: {streams} streams open in {result['connect_seconds']} s; RSS "
             f"{result['rss_streams_kib']} KiB ({result['rss_per_stream_kib']} KiB per stream)")
+        if args.kind == "import-ws":
+            # Each connection's heartbeat now, so that none falls due while the events go out.
+            group.send("K")
 
         def one_event(serial):
             t0, event_id = server.publish(channel, args.data)
@@ -350,8 +410,39 @@ def fanout_phase(server, args, streams, phase_index):
     return result
 
 
+def wait_done(group, result, expected, timeout, stall):
+    """Waits for the client's DONE line; asks for its count (S) every second and gives up
+    when the count has not moved for `stall` seconds. Returns the DONE words, or None with
+    result["error"] set."""
+    deadline = time.monotonic() + timeout
+    last_count, last_move = -1, time.monotonic()
+    while True:
+        try:
+            _, words = group.next_line(min(deadline, time.monotonic() + 1))
+        except TimeoutError:
+            if time.monotonic() >= deadline:
+                result["error"] = f"{expected} not received within {timeout} s"
+                return None
+            group.send("S")
+            continue
+        if words[0] == "DONE":
+            return words
+        if words[0] == "STATUS":
+            count = int(words[1])
+            result["received_before_giving_up"] = count
+            if count != last_count:
+                last_count, last_move = count, time.monotonic()
+            elif time.monotonic() - last_move >= stall:
+                result["error"] = (f"{expected}: the stream took {count} events, then nothing for "
+                                   f"{stall} s")
+                return None
+        elif words[0] in ("CLOSED", "EOF"):
+            result["error"] = f"stream closed by the server after {words[2] if len(words) > 2 else '?'} events"
+            return None
+
+
 def throughput_round(server, args, round_index):
-    channel = f"throughput-{round_index}"
+    channel = server.new_channel(f"throughput-{round_index}")
     pid = server.pid
     baseline_fds = fd_count(pid)
     group = ClientGroup(args.client, args.port, server.stream_path(channel), 1, 1,
@@ -369,20 +460,14 @@ def throughput_round(server, args, round_index):
         faults0 = minor_faults(pid)
         t0, last_id = server.publish(channel, args.data, count=args.tp_events)
         t_response = time.monotonic_ns()
-        group.send(f"E {last_id}")
-        deadline = time.monotonic() + args.tp_timeout
-        done = None
-        while done is None:
-            try:
-                _, words = group.next_line(deadline)
-            except TimeoutError:
-                result["error"] = f"last event {last_id} not received within {args.tp_timeout} s"
-                break
-            if words[0] == "DONE":
-                done = words
-            elif words[0] in ("CLOSED", "EOF"):
-                result["error"] = f"stream closed by the server after {words[2] if len(words) > 2 else '?'} events"
-                break
+        if args.kind == "import-ws":
+            # Every copy of a flood carries the same seq: wait for the count instead.
+            group.send(f"N {args.tp_events}")
+            expected = f"{args.tp_events} messages"
+        else:
+            group.send(f"E {last_id}")
+            expected = f"last event {last_id}"
+        done = wait_done(group, result, expected, args.tp_timeout, args.tp_stall)
         cpu1 = cpu_seconds(pid)
         busy1 = cpu_busy_seconds(args.server_cpu)
         result["other_work_on_server_cpu_seconds"] = round(max(0.0, (busy1 - busy0) - (cpu1 - cpu0)), 2)
@@ -406,6 +491,96 @@ def throughput_round(server, args, round_index):
     return result
 
 
+def push_round(server, args, round_index):
+    """One stream; `push_events` single-event pushes sent back to back on one connection
+    (HTTP/1.1 pipelining: all requests written at once, the answers read as they come).
+    Measures the stream's rate when every event is its own publish, for protocols that
+    the flood does not reach."""
+    channel = server.new_channel(f"pushes-{round_index}")
+    pid = server.pid
+    baseline_fds = fd_count(pid)
+    count = args.push_events
+    path = server.publish_path(channel)
+    requests = []
+    for _ in range(count):
+        body = json.dumps(server.push_body(args.data)).encode()
+        requests.append((f"POST {path} HTTP/1.1\r\nHost: 127.0.0.1:{args.port}\r\n"
+                         f"Content-Type: application/json\r\nContent-Length: {len(body)}\r\n\r\n").encode() + body)
+    blob = b"".join(requests)
+    del requests
+    group = ClientGroup(args.client, args.port, server.stream_path(channel), 1, 1,
+                        os.path.join(args.raw, f"{args.name}-pushes.stderr"))
+    result = {"round": round_index, "requested": count, "request_bytes": len(blob)}
+    sock = None
+    try:
+        group.wait_ready(timeout=30)
+        time.sleep(0.3)
+        group.send("R")
+        deadline = time.monotonic() + 10
+        while group.next_line(deadline)[1][0] != "OK":
+            pass
+        sock = socket.create_connection(("127.0.0.1", args.port), timeout=args.tp_timeout)
+        sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+        sender_error = []
+
+        def send_all():
+            try:
+                sock.sendall(blob)
+            except OSError as error:
+                sender_error.append(error)
+
+        cpu0 = cpu_seconds(pid)
+        busy0 = cpu_busy_seconds(args.server_cpu)
+        t0 = time.monotonic_ns()
+        sender = threading.Thread(target=send_all, daemon=True)
+        sender.start()
+        # Count the answers' status lines; a line split across reads is found through
+        # the tail kept from the read before (one byte shorter than the pattern, so no
+        # line is counted twice).
+        answers = ok = 0
+        tail_any = tail_ok = b""
+        while answers < count:
+            chunk = sock.recv(1 << 20)
+            if not chunk:
+                raise RuntimeError(f"push connection closed after {answers} of {count} answers")
+            data = tail_any + chunk
+            answers += data.count(b"HTTP/1.1 ")
+            tail_any = data[-8:]
+            data = tail_ok + chunk
+            ok += data.count(b"HTTP/1.1 200")
+            tail_ok = data[-11:]
+        t_answers = time.monotonic_ns()
+        sender.join(timeout=10)
+        if sender_error:
+            raise RuntimeError(f"sending the pushes failed: {sender_error[0]}")
+        if ok != count:
+            raise RuntimeError(f"{count - ok} of {count} pushes were not answered 200")
+        group.send(f"N {count}")
+        done = wait_done(group, result, f"{count} events", args.tp_timeout, args.tp_stall)
+        cpu1 = cpu_seconds(pid)
+        busy1 = cpu_busy_seconds(args.server_cpu)
+        result["other_work_on_server_cpu_seconds"] = round(max(0.0, (busy1 - busy0) - (cpu1 - cpu0)), 2)
+        result["pushes_ms"] = round((t_answers - t0) / 1e6, 1)
+        result["pushes_per_second"] = round(count / ((t_answers - t0) / 1e9))
+        result["rss_after_kib"] = rss_kib(pid)
+        if done is not None:
+            received, first, last = int(done[2]), int(done[3]), int(done[4])
+            result.update({
+                "received": received,
+                "seconds_first_to_last": round((last - first) / 1e9, 4),
+                "events_per_second": round((received - 1) / ((last - first) / 1e9)) if last > first else 0,
+                "end_to_end_events_per_second": round(received / ((last - t0) / 1e9)),
+                "server_cpu_seconds": round(cpu1 - cpu0, 3),
+                "cpu_us_per_event": round((cpu1 - cpu0) * 1e6 / received, 3),
+            })
+    finally:
+        if sock is not None:
+            sock.close()
+        group.close()
+    server.settle(baseline_fds)
+    return result
+
+
 def measure(args):
     os.makedirs(args.raw, exist_ok=True)
     server = Server(args)
@@ -415,15 +590,16 @@ def measure(args):
     out = {
         "name": args.name, "kind": args.kind, "data_bytes": len(args.data), "events_per_size": args.events,
         "rss_start_kib": rss_kib(pid), "threads_start": thread_count(pid),
-        "sizes": [], "throughput": [],
+        "sizes": [], "throughput": [], "pushes": [],
     }
     # Warm the server: ten streams, a few events (first-use allocations, lazily loaded code).
-    group = ClientGroup(args.client, args.port, server.stream_path("warmup"), 10, 10,
+    warmup = server.new_channel("warmup")
+    group = ClientGroup(args.client, args.port, server.stream_path(warmup), 10, 10,
                         os.path.join(args.raw, f"{args.name}-warmup.stderr"))
     try:
         group.wait_ready(timeout=30)
         for _ in range(5):
-            server.publish("warmup", args.data)
+            server.publish(warmup, args.data)
             time.sleep(0.05)
     finally:
         group.close()
@@ -443,6 +619,13 @@ def measure(args):
             + (f"{result['events_per_second']} events/s, {result['cpu_us_per_event']} us CPU per event"
                if "events_per_second" in result else result.get("error", "failed")))
         out["throughput"].append(result)
+    for round_index in range(args.push_rounds if args.push_events > 0 else 0):
+        result = push_round(server, args, round_index)
+        log(f"{args.name}: push round {round_index + 1}/{args.push_rounds}: "
+            + (f"{result['events_per_second']} events/s ({result['pushes_per_second']} pushes/s answered), "
+               f"{result['cpu_us_per_event']} us CPU per event"
+               if "events_per_second" in result else result.get("error", "failed")))
+        out["pushes"].append(result)
     time.sleep(args.settle)
     out["rss_end_kib"] = rss_kib(pid)
     server.http.close()
@@ -578,13 +761,129 @@ def report(args):
     print("\n".join(lines))
 
 
+def report_ws(args):
+    """The WebSocket benchmark's summary (bench/ws/run.sh): import-sse against import-ws."""
+    meta = json.load(open(args.meta)) if args.meta else {}
+    runs = {}
+    for protocol in ("sse", "ws"):
+        sizes, floods, pushes = {}, [], []
+        for path in sorted(glob.glob(os.path.join(args.directory, f"import-{protocol}-*.json"))):
+            run = json.load(open(path))
+            for size in run["sizes"]:
+                sizes.setdefault(size["streams"], []).append(size)
+            floods.extend(run["throughput"])
+            pushes.extend(run.get("pushes", []))
+        runs[protocol] = {"sizes": sizes, "floods": floods, "pushes": pushes, "data_bytes": None}
+    median = lambda values: statistics.median(values) if values else None
+    mib = lambda k: f"{k / 1024:.1f}"
+    ratio = lambda a, b: a / b if a and b else None
+    fmt_ratio = lambda r: f"{r:.2f}" if r is not None else "n/a"
+    fmt = lambda v, digits=2: ("n/a" if v is None else f"{v:,.{digits}f}")
+    sse, ws = runs["sse"], runs["ws"]
+    sizes = sorted(set(sse["sizes"]) & set(ws["sizes"]))
+    busy = meta.get("busy_before_percent")
+    lines = []
+    w = lines.append
+    w(f"## V1 progress WebSocket vs SSE, one import job stream — "
+      f"{meta.get('date', time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime()))}")
+    w("")
+    if meta:
+        w(f"Machine: {meta.get('machine', '')}. {meta.get('notes', '')}")
+        w("")
+    if busy is not None and busy > 15:
+        w(f"**The machine was busy** ({busy}% of its CPU time went to other work just before the run): "
+          "the figures are noisy; compare the two protocols within this run only, and rerun with "
+          "`WAIT_FOR_IDLE=1` on a quiet machine.")
+        w("")
+    w(f"Every stream is a fresh import job, paused; each event is one admin push of `{{\"data\":{{\"seq\":N}}}}`: "
+      f"SSE `id: N` / `data: {{\"seq\":N}}` in a chunk, WebSocket one text frame `{{\"type\":\"message\",\"seq\":N}}`. "
+      f"Fan-out: a fresh server per size and protocol, {meta.get('warmup_events', '?')} unmeasured events, "
+      f"then one event at a time, at least {meta.get('spacing_ms', '?')} ms apart; latency is push request sent → "
+      f"event read by the last (first) subscriber; CPU is server utime+stime over the measured events ÷ "
+      f"(events × connections). Figures are medians over the runs, per-run values after them.")
+    w("")
+    w("| connections | protocol | server CPU µs per delivery: median (per run) | p50 to last ms: median (per run) |"
+      " p99 to last ms: median (per run) | p50 to first ms | KiB per idle connection | RSS idle → with connections → "
+      "after disconnect, MiB (run 1) | other work on the server's CPU, s (per run) | closed by the server |")
+    w("|---:|---|---|---|---|---:|---:|---|---|---:|")
+    for n in sizes:
+        for label, run in (("SSE", sse), ("WebSocket", ws)):
+            rows = run["sizes"][n]
+            cpu = [r["cpu_us_per_delivery"] for r in rows]
+            p50 = [r["p50_last_ms"] for r in rows]
+            p99 = [r["p99_last_ms"] for r in rows]
+            first = [r["p50_first_ms"] for r in rows]
+            kib = [r["rss_per_stream_kib"] for r in rows]
+            r1 = rows[0]
+            closed = sum(int(b.split()[2]) for r in rows for b in r.get("client_byes", []) if len(b.split()) > 2)
+            w(f"| {n:,} | {label} | **{fmt(median(cpu))}** ({' '.join(f'{v:g}' for v in cpu)}) | "
+              f"{fmt(median(p50), 1)} ({' '.join(f'{v:.1f}' for v in p50)}) | "
+              f"{fmt(median(p99), 1)} ({' '.join(f'{v:.1f}' for v in p99)}) | {fmt(median(first), 2)} | "
+              f"{fmt(median(kib))} | {mib(r1['rss_idle_kib'])} → {mib(r1['rss_streams_kib'])} → "
+              f"{mib(r1['rss_after_disconnect_kib'])} | "
+              f"{' '.join(str(r.get('other_work_on_server_cpu_seconds', '?')) for r in rows)} | {closed} |")
+    w("")
+    w("| connections | WebSocket / SSE, server CPU per delivery: ratio of medians (per-run ratios) | "
+      "WebSocket / SSE, p50 to the last subscriber | design goal: a WebSocket delivery costs no more than an SSE one |")
+    w("|---:|---|---|---|")
+    for n in sizes:
+        a, b = sse["sizes"][n], ws["sizes"][n]
+        cpu_ratio = ratio(median([r["cpu_us_per_delivery"] for r in b]), median([r["cpu_us_per_delivery"] for r in a]))
+        per_run = [ratio(y["cpu_us_per_delivery"], x["cpu_us_per_delivery"]) for x, y in zip(a, b)]
+        p50_ratio = ratio(median([r["p50_last_ms"] for r in b]), median([r["p50_last_ms"] for r in a]))
+        # How many runs the median's side holds in says more than the median alone.
+        spread = [r for r in per_run if r is not None]
+        if cpu_ratio is None or not spread:
+            verdict = "n/a"
+        else:
+            above = sum(1 for r in spread if r > 1.0)
+            runs = f"{above} of {len(spread)} runs above 1, {min(spread):.2f}–{max(spread):.2f}"
+            verdict = (f"met ({runs})" if cpu_ratio <= 1.0
+                       else f"**missed** (+{(cpu_ratio - 1) * 100:.0f}%; {runs})")
+        w(f"| {n:,} | **{fmt_ratio(cpu_ratio)}** ({' '.join(fmt_ratio(r) for r in per_run)}) | "
+          f"{fmt_ratio(p50_ratio)} | {verdict} |")
+    w("")
+    w(f"One connection (one server; the protocols alternate round by round). Flood: one push of "
+      f"`count: {meta.get('tp_events', '?')}`; events/s from the first to the last event received. Pushes: "
+      f"{meta.get('push_events', '?')} single-event pushes pipelined on one connection; events/s first → last "
+      f"received, and the rate the pushes were answered.")
+    w("")
+    w("| protocol | flood events/s: median (per round) | flood: server CPU µs per event (per round) | flood errors |"
+      " pushes, events/s: median (per round) | pushes answered per second (median) | pushes: server CPU µs per event:"
+      " median (per round) | other work on the server's CPU, s (flood; pushes) |")
+    w("|---|---|---|---|---|---:|---|---|")
+    summary = {}
+    for label, run in (("SSE", sse), ("WebSocket", ws)):
+        fl, pu = run["floods"], run["pushes"]
+        flood_eps = median([r["events_per_second"] for r in fl if "events_per_second" in r])
+        push_eps = median([r["events_per_second"] for r in pu if "events_per_second" in r])
+        push_cpu = median([r["cpu_us_per_event"] for r in pu if "cpu_us_per_event" in r])
+        summary[label] = (flood_eps, push_eps, push_cpu)
+        errors = "; ".join(sorted(set(r["error"] for r in fl if "error" in r))) or "none"
+        w(f"| {label} | {fmt(flood_eps, 0)} ({' '.join(str(r.get('events_per_second', 'failed')) for r in fl)}) | "
+          f"{' '.join(str(r.get('cpu_us_per_event', '-')) for r in fl)} | {errors} | "
+          f"{fmt(push_eps, 0)} ({' '.join(str(r.get('events_per_second', 'failed')) for r in pu)}) | "
+          f"{fmt(median([r['pushes_per_second'] for r in pu if 'pushes_per_second' in r]), 0)} | "
+          f"{fmt(push_cpu, 1)} ({' '.join(str(r.get('cpu_us_per_event', '-')) for r in pu)}) | "
+          f"{' '.join(str(r.get('other_work_on_server_cpu_seconds', '?')) for r in fl)}; "
+          f"{' '.join(str(r.get('other_work_on_server_cpu_seconds', '?')) for r in pu)} |")
+    w("")
+    (sf, sp, sc), (wf, wp, wc) = summary["SSE"], summary["WebSocket"]
+    w("| one connection | WebSocket / SSE |")
+    w("|---|---:|")
+    w(f"| flood events/s | {fmt_ratio(ratio(wf, sf))} |")
+    w(f"| pipelined pushes, events/s | {fmt_ratio(ratio(wp, sp))} |")
+    w(f"| pipelined pushes, server CPU per event | {fmt_ratio(ratio(wc, sc))} |")
+    print("\n".join(lines))
+
+
 def main():
     parser = argparse.ArgumentParser()
     sub = parser.add_subparsers(dest="command", required=True)
     m = sub.add_parser("measure")
     m.add_argument("--name", required=True)
     # floor (floor_server.c) speaks the Hummingbird peer's routes.
-    m.add_argument("--kind", choices=["mockbackend", "hummingbird", "floor"], required=True)
+    m.add_argument("--kind", choices=["mockbackend", "hummingbird", "floor", "import-sse", "import-ws"], required=True)
     m.add_argument("--pid", type=int, required=True)
     m.add_argument("--port", type=int, required=True)
     m.add_argument("--client", required=True)
@@ -602,12 +901,22 @@ def main():
     m.add_argument("--tp-events", type=int, default=500000)
     m.add_argument("--tp-rounds", type=int, default=5)
     m.add_argument("--tp-timeout", type=float, default=60)
+    m.add_argument("--push-events", type=int, default=0,
+                   help="single-event pushes, pipelined on one connection, per push round (0: none)")
+    m.add_argument("--push-rounds", type=int, default=1)
+    m.add_argument("--tp-stall", type=float, default=10,
+                   help="give a single-stream round up when its stream has taken nothing for this long")
     r = sub.add_parser("report")
     r.add_argument("directory", help="where the measure runs wrote mockbackend-*.json and hummingbird-*.json")
     r.add_argument("--meta")
+    rw = sub.add_parser("report-ws")
+    rw.add_argument("directory", help="where bench/ws/run.sh wrote import-sse-*.json and import-ws-*.json")
+    rw.add_argument("--meta")
     args = parser.parse_args()
     if args.command == "measure":
         measure(args)
+    elif args.command == "report-ws":
+        report_ws(args)
     else:
         report(args)
 

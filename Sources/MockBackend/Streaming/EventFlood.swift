@@ -7,7 +7,8 @@ import ServerSentEvents
 /// the pace of the stream's subscribers.
 ///
 /// The copies go out in batches: each batch is logged event by event (so it is replayed
-/// like any event) and written to every subscriber as one part, and the next batch waits
+/// like any event) and written to every subscriber as one part (on a WebSocket, one message
+/// per copy, the batch's frames in one write), and the next batch waits
 /// until every subscriber's connection has taken the previous ones down to a quarter of its
 /// unsent-bytes bound. A flood therefore never pushes a reader that keeps reading past the
 /// bound, and a fast reader gets large writes instead of one system call per event. A

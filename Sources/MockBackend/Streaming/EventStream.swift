@@ -101,9 +101,10 @@ package final class EventStream: Sendable {
 
     /// Logs copies of `event`, each with its own id (the first with `retry`), until `count`
     /// are logged or their bytes reach `byteLimit`, and sends them to every live subscriber
-    /// as one write. Then runs `next` on `queue` once every subscriber not in `excluded`
-    /// has taken them down to `threshold` unsent bytes (see `BroadcastGroup.whenDrained`).
-    /// Returns how many were logged and the last one.
+    /// as one write (on a WebSocket, a message each, framed once). Then runs `next` on
+    /// `queue` once every subscriber not in `excluded` has taken them down to `threshold`
+    /// unsent bytes (see `BroadcastGroup.whenDrained`). Returns how many were logged and the
+    /// last one.
     func publishBatch(
         of event: ServerSentEvent, count: Int, retry: Int?, byteLimit: Int,
         thenWhenDrainedTo threshold: Int, excluding excluded: Set<UInt64>, patience: Duration,
@@ -125,14 +126,32 @@ package final class EventStream: Sendable {
             }
             state.lastEventAt = now
             state.broadcast.write(PreparedBodyPart(bytes))
-            state.broadcast.whenDrained(
-                toAtMost: threshold, excluding: excluded, patience: patience, on: queue, next)
+            let webSockets = state.webSocketBroadcast
+            guard webSockets.count > 0, logged > 0 else {
+                state.broadcast.whenDrained(
+                    toAtMost: threshold, excluding: excluded, patience: patience, on: queue, next)
+                return (logged, last)
+            }
+            // Every copy is the same message (a WebSocket message carries no id): framed once.
+            let message = PreparedWebSocketMessage(text: SubscriberChannel.webSocketText(of: event))
+            webSockets.send(PreparedWebSocketMessages(Array(repeating: message, count: logged)))
+            // The event streams first, then the WebSockets as they stand now.
+            state.broadcast.whenDrained(toAtMost: threshold, excluding: excluded, patience: patience, on: queue) {
+                laggards in
+                webSockets.whenDrained(toAtMost: threshold, excluding: excluded, patience: patience, on: queue) {
+                    next(laggards.union($0))
+                }
+            }
             return (logged, last)
         }
     }
 
     /// The smallest unsent-bytes bound among the subscribers' connections; nil without any.
-    var subscribersUnsentLimit: Int? { state.withLock { $0.broadcast.unsentLimit } }
+    var subscribersUnsentLimit: Int? {
+        state.withLock { state in
+            [state.broadcast.unsentLimit, state.webSocketBroadcast.unsentLimit].compactMap { $0 }.min()
+        }
+    }
 
     /// Sends `event` to one connection only, outside the log (it is not replayed).
     /// False when no subscriber is on that connection.

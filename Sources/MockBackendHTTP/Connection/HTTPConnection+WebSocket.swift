@@ -25,6 +25,7 @@ extension HTTPConnection {
         flight.producing = true
         flight.keepAlive = false
         current = flight
+        webSocketShaped = flight.shaper != nil
         enqueueShaped(WebSocketHandshake.switchingProtocolsHead(accept: upgrade.accept, headers: headers), kind: .head)
         let settings = context.configuration.webSocket
         let session = WebSocketSession(
@@ -53,13 +54,27 @@ extension HTTPConnection {
         enqueueWebSocket(frame, kind: .message)
     }
 
+    /// Data messages from a broadcast batch: one write of their joined frames, or through the
+    /// shaper one `.message` write per frame, as `webSocketSend(_:from:)` would make them.
+    func webSocketSend(_ messages: PreparedWebSocketMessages, from writer: WebSocketWriter) {
+        guard let session = webSocket, session.writer === writer, session.state == .open else { return }
+        guard webSocketShaped else {
+            enqueueWebSocket(messages.joined, kind: .message)
+            return
+        }
+        for frame in messages.frames {
+            guard session.state == .open else { return }
+            enqueueWebSocket(frame, kind: .message)
+        }
+    }
+
     /// Queues one frame, through the shaper if the response has one, or disconnects a reader
     /// that has fallen too far behind (`maxUnsentStreamBytes`, as for streams). Without a
     /// shaper and with nothing queued before it, the frame goes straight to the socket.
     func enqueueWebSocket(_ frame: [UInt8], kind: ResponseWriteKind) {
         // A blackholed connection sends nothing more; queuing would only grow memory.
         guard lifecycle == .open, !isBlackholed else { return }
-        let shaped = current?.shaper != nil
+        let shaped = webSocketShaped
         if !shaped, outbound.isEmpty, !writeArmed, !isPausing {
             writeDirectly(frame)
             return

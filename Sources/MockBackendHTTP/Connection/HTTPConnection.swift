@@ -125,8 +125,13 @@ final class HTTPConnection: @unchecked Sendable {
     /// Set by an `OutboundSegment.blackhole`: nothing is written or read again.
     var isBlackholed = false
     /// Set once the connection has switched to WebSocket (`HTTPConnection+WebSocket`);
-    /// from then on input goes to its frame decoder, not to `parser`.
-    var webSocket: WebSocketSession?
+    /// from then on input goes to its frame decoder, not to `parser`. Read by every
+    /// WebSocket send, so unchecked like the stream fields above.
+    @exclusivity(unchecked) var webSocket: WebSocketSession?
+    /// Whether the WebSocket's response has a shaper: set at the switch, from `current`,
+    /// whose shaper stays for as long as the connection is open. A send checks this field
+    /// instead of copying the shaper out of `current`.
+    @exclusivity(unchecked) var webSocketShaped = false
 
     /// - Parameter eventLoop: the serial queue this connection runs on; many connections
     ///   share one, so a thread drains the events of several connections in turn instead of

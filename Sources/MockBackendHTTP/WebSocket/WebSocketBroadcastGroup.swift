@@ -34,8 +34,35 @@ public struct WebSocketBroadcastGroup: Sendable {
         let frame = message.frame
         for loop in members.loops where !loop.members.isEmpty {
             let members = loop.members
-            loop.queue.async {
-                for member in members { member.connection.webSocketSend(frame, from: member.writer) }
+            loop.queue.async { Self.each(of: members) { $0.webSocketSend(frame, from: $1) } }
+        }
+    }
+
+    /// Queues `messages` on every member in one block per loop, in order: on a connection
+    /// without a shaper as one write of all their frames, through a shaper as one `.message`
+    /// write each.
+    public func send(_ messages: PreparedWebSocketMessages) {
+        guard !messages.frames.isEmpty else { return }
+        for loop in members.loops where !loop.members.isEmpty {
+            let members = loop.members
+            loop.queue.async { Self.each(of: members) { $0.webSocketSend(messages, from: $1) } }
+        }
+    }
+
+    /// Runs `body` for each member's connection and writer, in a block on their loop. The
+    /// array holds them all for the whole block, so each is used without a retain and
+    /// release of its own (as `BroadcastGroup.write` does: a connection's count lives in a
+    /// side table, as it is weakly referenced).
+    private static func each(
+        of members: [LoopMembers<WebSocketWriter>.Member], _ body: (HTTPConnection, WebSocketWriter) -> Void
+    ) {
+        members.withUnsafeBufferPointer { members in
+            for index in members.indices {
+                Unmanaged.passUnretained(members[index].connection)._withUnsafeGuaranteedRef { connection in
+                    Unmanaged.passUnretained(members[index].writer)._withUnsafeGuaranteedRef { writer in
+                        body(connection, writer)
+                    }
+                }
             }
         }
     }

@@ -69,3 +69,22 @@ public struct PreparedWebSocketMessage: Sendable, Equatable {
         frame = WebSocketFrameEncoder.binary(binary)
     }
 }
+
+/// Several data messages framed once for any number of connections: their frames one after
+/// the other, joined once. A connection without a shaper writes the joined bytes as one
+/// part; one with a shaper gets each frame as a message of its own, so faults that count
+/// messages count every one.
+public struct PreparedWebSocketMessages: Sendable {
+    /// Each message's frame, in order.
+    public let frames: [[UInt8]]
+    /// The frames one after the other.
+    public let joined: [UInt8]
+
+    public init(_ messages: [PreparedWebSocketMessage]) {
+        frames = messages.map(\.frame)
+        var joined: [UInt8] = []
+        joined.reserveCapacity(frames.reduce(0) { $0 + $1.count })
+        for frame in frames { joined += frame }
+        self.joined = joined
+    }
+}

@@ -141,6 +141,33 @@ struct ProgressWebSocketTests {
         }
     }
 
+    /// An admin push with `count` (a flood) reaches the socket as one message per copy, beside
+    /// an event stream of the same job.
+    @Test func aFloodArrivesAsOneMessagePerCopy() async throws {
+        try await withRunningServer(Self.manual()) { server in
+            let job = try await startJob(server)
+            let client = try await RawWebSocketClient.connect(port: server.port, path: "/ws/progress?jobId=\(job)")
+            let stream = try StreamReader(server, "/api/v2/imports/\(job)/stream", clientID: "sse")
+            #expect(
+                await eventually { server.app.streams.existingStream(named: "imports/\(job)")?.subscriberCount == 2 })
+            let pushed = try await server.request(
+                "POST", "/__admin/streams/imports/\(job)/events", body: #"{"data":{"seq":7},"count":3000}"#)
+            #expect(pushed.status == 200, "\(pushed.text)")
+            let answer = try #require(try JSONSerialization.jsonObject(with: Data(pushed.body)) as? [String: Any])
+            #expect(answer["delivered"] as? Int == 2)
+            let lastID = try #require(answer["id"] as? String)
+            var copies = 0
+            while copies < 3000 {
+                let received = try message(try await client.readFrameSkippingPings())
+                guard received["seq"] as? Int == 7 else { continue }  // the job's history
+                #expect(received["type"] as? String == "message")
+                copies += 1
+            }
+            try await stream.read(until: lastID)
+            #expect(stream.ids.suffix(3000).count == 3000)
+        }
+    }
+
     @Test(arguments: ["graceful", "broken", "reset"])
     func adminDisconnect(_ mode: String) async throws {
         try await withRunningServer(Self.manual()) { server in
@@ -192,6 +219,26 @@ struct ProgressWebSocketTests {
             #expect(end == .fin)
             #expect(frames.filter { $0.opcode == 1 }.count == 2)
             #expect(!frames.contains { $0.opcode == 8 })
+        }
+    }
+
+    /// A flood's copies go out through the fault's shaper one message each, so the count is
+    /// of messages, not of the batch's one write.
+    @Test func dropAfterEventsCountsTheMessagesOfAFlood() async throws {
+        try await withRunningServer(Self.manual()) { server in
+            let job = try await startJob(server)
+            try await addFault(server, #"{"kind":"drop_after_events","events":4}"#)
+            let client = try await RawWebSocketClient.connect(port: server.port, path: "/ws/progress?jobId=\(job)")
+            #expect(
+                await eventually { server.app.streams.existingStream(named: "imports/\(job)")?.subscriberCount == 1 })
+            let pushed = try await server.request(
+                "POST", "/__admin/streams/imports/\(job)/events", body: #"{"data":{"seq":7},"count":10}"#)
+            #expect(pushed.status == 200)
+            let (frames, end) = await client.readUntilClosed()
+            #expect(end == .fin)
+            let texts = frames.filter { $0.opcode == 1 }
+            #expect(texts.count == 4)
+            #expect(String(decoding: texts.last?.payload ?? [], as: UTF8.self) == #"{"type":"message","seq":7}"#)
         }
     }
 
