@@ -60,8 +60,9 @@ let package = Package(
             dependencies: ["MockBackendSupport", "ServerSentEvents", "MockBackendAPI"]
         ),
         // For test suites, this package's and its users': the server in-process on 127.0.0.1:0,
-        // a typed admin client, waits on the admin feed, a test clock; re-exports what a test
-        // names (Exports.swift).
+        // a typed admin client, waits on the admin feed, a test clock, a WebSocket transport for
+        // the client's trackers where URLSession has none; re-exports what a test names
+        // (Exports.swift).
         .target(
             name: "MockBackendTesting",
             dependencies: [

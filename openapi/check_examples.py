@@ -49,6 +49,9 @@ EXAMPLES = {
     "imports/event-progress.json": event_data("ImportProgressEvent"),
     "imports/event-complete.json": event_data("ImportCompleteEvent"),
     "imports/event-error.json": event_data("ImportErrorEvent"),
+    # Text messages of the V1 progress WebSocket: the event data above with `type`.
+    "imports/v1-message-progress.json": SCHEMAS + "V1ProgressMessage",
+    "imports/v1-message-error.json": SCHEMAS + "V1ProgressMessage",
     "generations/login-request.json": path("/api/auth/login") + "/post/requestBody" + JSON,
     "generations/login-response.json": path("/api/auth/login") + "/post/responses/200" + JSON,
     "generations/create-request.json": path("/api/generations") + "/post/requestBody" + JSON,

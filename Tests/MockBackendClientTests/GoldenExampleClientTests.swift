@@ -73,6 +73,37 @@ struct ImportGoldenExampleClientTests {
                 == .completed(ImportSummary(totalRows: 2, successfulRows: 1, failedRows: 1)))
     }
 
+    /// A V1 socket message is the V2 event's data with its name as `type`: it decodes, as
+    /// the tracker decodes it, to the event the V2 example decodes to.
+    @Test func theV1MessagesDecodeToTheV2Events() throws {
+        for (v1, v2, type) in [
+            ("imports/v1-message-progress", "imports/event-progress", ImportEventType.progress),
+            ("imports/v1-message-error", "imports/event-error", ImportEventType.error),
+        ] {
+            let message = String(decoding: try ClientExample.data(v1), as: UTF8.self)
+            let event = try #require(try ImportJobKind.event(fromMessage: message))
+            #expect(try ImportStreamEvent.decode(v1Message: message) == event)
+            #expect(
+                try ImportStreamEvent.decode(
+                    type: type, data: String(decoding: try ClientExample.data(v2), as: UTF8.self)) == event)
+            var fields = try JSONDecoder().decode([String: JSONValue].self, from: try ClientExample.data(v1))
+            #expect(fields.removeValue(forKey: "type") == .string(type))
+            #expect(fields == (try JSONDecoder().decode([String: JSONValue].self, from: try ClientExample.data(v2))))
+        }
+        let error = try #require(
+            try ImportJobKind.event(
+                fromMessage: String(decoding: try ClientExample.data("imports/v1-message-error"), as: UTF8.self)))
+        #expect(
+            ImportJobKind.outcome(of: error)
+                == .failed(JobFailure(code: "DISK_FULL", message: "No space left on the device.")))
+        // A type the client does not know is skipped; a known one with missing fields is refused.
+        #expect(try ImportStreamEvent.decode(v1Message: #"{"type":"note","text":"hi"}"#) == nil)
+        #expect(throws: DecodingError.self) {
+            try ImportStreamEvent.decode(v1Message: #"{"type":"progress","jobId":"j"}"#)
+        }
+        #expect(throws: DecodingError.self) { try ImportStreamEvent.decode(v1Message: #"{"jobId":"j"}"#) }
+    }
+
     @Test func theUploadAnswerNamesTheStream() throws {
         let accepted = try ClientExample.roundTrip(ImportAccepted.self, "imports/accepted")
         #expect(accepted.status == .queued)

@@ -19,14 +19,17 @@ private func importCSV(rows: Int, badEvery: Int = 0) -> String {
     return lines.joined(separator: "\r\n") + "\r\n"
 }
 
-/// Uploads a CSV as `curl -F file=@books.csv` does; returns the job id.
-func uploadImport(_ server: RunningServer, rows: Int, badEvery: Int = 0) async throws -> String {
+/// Uploads a CSV as `curl -F file=@books.csv` does, to V2's upload or to `path`; returns
+/// the job id.
+func uploadImport(
+    _ server: RunningServer, rows: Int, badEvery: Int = 0, path: String = "/" + ImportPaths.upload
+) async throws -> String {
     let boundary = "------------------------5c1e7dbd2b1c4a8f"
     let body =
         "--\(boundary)\r\nContent-Disposition: form-data; name=\"file\"; filename=\"books.csv\"\r\n"
         + "Content-Type: text/csv\r\n\r\n\(importCSV(rows: rows, badEvery: badEvery))\r\n--\(boundary)--\r\n"
     let response = try await server.request(
-        "POST", "/api/v2/imports", headers: ["Content-Type": "multipart/form-data; boundary=\(boundary)"], body: body)
+        "POST", path, headers: ["Content-Type": "multipart/form-data; boundary=\(boundary)"], body: body)
     try #require(response.status == 202)
     let accepted = try JSONDecoder().decode([String: JSONValue].self, from: Data(response.body))
     guard case .string(let jobId)? = accepted["jobId"] else { throw RawClientError.malformedResponse(response.text) }
@@ -34,7 +37,7 @@ func uploadImport(_ server: RunningServer, rows: Int, badEvery: Int = 0) async t
 }
 
 /// Moves the server's manual clock.
-private func advance(_ server: RunningServer, ms: Int) async throws {
+func advance(_ server: RunningServer, ms: Int) async throws {
     let response = try await server.request("POST", "/__admin/clock/advance", body: #"{"ms":\#(ms)}"#)
     try #require(response.status == 200)
 }
@@ -61,7 +64,7 @@ private func statusReads(_ server: RunningServer, _ jobId: String) async throws 
 }
 
 /// Collects what a tracker reports, for assertions from the test task.
-private final class Followed<Kind: JobKind>: Sendable {
+final class Followed<Kind: JobKind>: Sendable {
     let updates = LockedValue<[JobUpdate<Kind>]>([])
     let failure = LockedValue<(any Error)?>(nil)
     let ended = LockedValue(false)
@@ -102,7 +105,7 @@ private func importTracker(
 }
 
 /// Advances the server clock in import ticks until the job's status is final.
-private func runToTheEnd(_ server: RunningServer, _ jobId: String) async throws {
+func runToTheEnd(_ server: RunningServer, _ jobId: String) async throws {
     for _ in 0..<200 {
         let status = try JSONDecoder().decode(
             ImportStatus.self, from: Data(try await server.request("GET", "/\(ImportPaths.status(jobId: jobId))").body))

@@ -15,10 +15,16 @@ public struct ImportSummary: Sendable, Equatable {
 }
 
 /// A CSV import (`openapi/openapi.yaml`, tag `imports`): `started`, `progress`, then `complete` or `error` on
-/// `/api/v2/imports/{jobId}/stream`; `GET /api/v2/imports/{jobId}` for polling.
-public enum ImportJobKind: JobKind {
+/// `/api/v2/imports/{jobId}/stream`; `GET /api/v2/imports/{jobId}` for polling. V1 carries
+/// the same events as messages of its progress WebSocket (`GET /ws/progress?jobId=`).
+public enum ImportJobKind: WebSocketJobKind {
     public static func event(from event: ServerSentEvent) throws -> ImportStreamEvent? {
         try ImportStreamEvent.decode(type: event.effectiveType, data: event.data)
+    }
+
+    /// A message of V1's progress WebSocket: `{"type":"progress",…}` (`V1ProgressMessage`).
+    public static func event(fromMessage text: String) throws -> ImportStreamEvent? {
+        try ImportStreamEvent.decode(v1Message: text)
     }
 
     public static func outcome(of event: ImportStreamEvent) -> JobOutcome<ImportSummary>? {

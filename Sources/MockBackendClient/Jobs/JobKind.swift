@@ -41,6 +41,18 @@ extension JobKind {
     public static func outcomeNeedsStatus(_ event: Event) -> Bool { false }
 }
 
+/// A kind of job whose events also come as WebSocket text messages, each one event: a
+/// `JobTracker` can follow it on a socket (`init(socketURL:statusURL:…)`).
+///
+/// Contract: a message and the stream event it stands for decode to the same `Event`, so
+/// outcomes and progress are the kind's own whichever transport carried them.
+public protocol WebSocketJobKind: JobKind {
+    /// Decodes a text message; nil for a type the kind does not know (it is skipped).
+    /// - Throws: when the text is not a message, or a known type's fields do not match it
+    ///   (it is skipped too).
+    static func event(fromMessage text: String) throws -> Event?
+}
+
 /// What a `JobTracker` reports, in order.
 public enum JobUpdate<Kind: JobKind>: Sendable, Equatable {
     /// An event of the job's stream, with its event id.

@@ -1,7 +1,8 @@
 import Foundation
 import ServerSentEvents
 
-/// The work of each segment: following the stream, checking the status, polling.
+/// The work of each segment: following the event stream, checking the status, polling.
+/// (Following a WebSocket is in `JobTracker+WebSocket.swift`.)
 extension JobTracker {
     func makeSource(lastEventID: String?) -> EventSource {
         let sourceConfiguration = EventSourceConfiguration(
@@ -43,7 +44,7 @@ extension JobTracker {
 
     /// Ends with a final event's outcome, or, when the event lacks what the status adds, with
     /// the outcome one status read shows (the event's own when the read fails).
-    private func end(with outcome: JobOutcome<Kind.Summary>, confirmingIf needsStatus: Bool) async {
+    func end(with outcome: JobOutcome<Kind.Summary>, confirmingIf needsStatus: Bool) async {
         guard needsStatus, let status = try? await poller.fetch(), Kind.outcome(of: status) != nil else {
             end(.outcome(outcome))
             return

@@ -6,28 +6,33 @@ import ServerSentEvents
 import FoundationNetworking
 #endif
 
-/// Follows a job to its end: by its event stream, and by polling its status when the
-/// stream's reconnection gives up — with the same outcome either way.
+/// Follows a job to its end: by its event stream — or its WebSocket — and by polling its
+/// status when that fails, with the same outcome either way.
 ///
 /// ```swift
 /// let tracker = JobTracker(importJobId: jobId, baseURL: baseURL)   // or generationId:token:
+/// // V1: let tracker = JobTracker(v1ImportJobId: jobId, baseURL: baseURL)
 /// tracker.start()
 /// for try await update in tracker.updates {
 ///     if let progress = update.progress { show(progress.fraction) }
 /// }
 /// let outcome = try await tracker.outcome   // .completed(summary) or .failed(reason)
 /// ```
-/// - The stream resumes with `Last-Event-ID` after a drop, so every event arrives once.
+/// - The event stream resumes with `Last-Event-ID` after a drop, so every event arrives once.
 /// - When the stream ends without a final event — reconnection gave up (the event
 ///   source's polling fallback), a 204, a 401/403/404, a response that is not an event
 ///   stream — polling takes over, and says how it ends.
+/// - A WebSocket (`init(socketURL:…)`) is not reopened after a drop: a failure, an end
+///   without a close frame, a close before the final message, or a silence longer than
+///   `webSocketSilence` hands over to polling at once.
 /// - `suspend()` when the app goes to the background closes the stream; `resume()` when it
 ///   returns reopens it, but after a pause longer than `statusCheckAfterPause` reads the
 ///   status first, and a job that finished meanwhile is reported without reconnecting.
 ///
 /// `updates` ends after `.finished`, ends normally on `cancel()`, and throws a
 /// `StatusPollingError` when tracking fails (401/403, 404, an unreadable status). The
-/// tracker keeps running until then; call `cancel()` to let it go early.
+/// tracker keeps running until then; call `cancel()` to let it go early — or cancel the
+/// task that iterates `updates`, which cancels tracking too.
 public final class JobTracker<Kind: JobKind>: Sendable {
     struct Shared {
         var machine: JobTrackingStateMachine
@@ -39,13 +44,27 @@ public final class JobTracker<Kind: JobKind>: Sendable {
         var draining: Task<Void, Never>?
         /// Since `suspend()`.
         var pausedFor: (@Sendable () -> Duration)?
+        /// Events reported from WebSockets: a socket opened again replays the job's whole
+        /// history (V1 has no resume), and this many of its first events were seen already.
+        var socketEvents = 0
         var outcome: JobOutcome<Kind.Summary>?
         var error: (any Error)?
-        var waiters: [Waiter] = []
+        /// The tasks awaiting `outcome`, by the number each was given.
+        var waiters: [UInt64: Waiter] = [:]
+        var nextWaiter: UInt64 = 0
+    }
+
+    /// How the job's events arrive before polling.
+    enum EventTransport: Sendable {
+        /// An event stream, through `EventSource`.
+        case eventStream
+        /// A WebSocket whose text messages `decode` reads.
+        case webSocket(any WebSocketTransport, decode: @Sendable (String) throws -> Kind.Event?)
     }
 
     typealias Waiter = CheckedContinuation<JobOutcome<Kind.Summary>, any Error>
 
+    /// The job's event stream, or its WebSocket.
     public let streamURL: URL
     public let statusURL: URL
     public let configuration: JobTrackerConfiguration
@@ -56,28 +75,45 @@ public final class JobTracker<Kind: JobKind>: Sendable {
     let poller: StatusPoller<Kind.Status>
     let clock: any Clock<Duration>
     let random: @Sendable () -> Double
+    let events: EventTransport
 
+    /// Follows a job on its event stream.
     /// - Parameters:
     ///   - clock: what backoff delays, poll intervals and pauses are measured on.
-    ///   - random: the reconnection jitter source, returning values in 0..<1.
-    public init(
+    ///   - random: the source of the reconnection and polling jitter, returning values in 0..<1.
+    public convenience init(
         streamURL: URL, statusURL: URL, configuration: JobTrackerConfiguration,
         clock: any Clock<Duration> = ContinuousClock(),
         random: @escaping @Sendable () -> Double = { Double.random(in: 0..<1) }, session: URLSession = .shared
     ) {
+        self.init(
+            streamURL: streamURL, statusURL: statusURL, events: .eventStream, configuration: configuration,
+            clock: clock, random: random, session: session)
+    }
+
+    init(
+        streamURL: URL, statusURL: URL, events: EventTransport, configuration: JobTrackerConfiguration,
+        clock: any Clock<Duration>, random: @escaping @Sendable () -> Double, session: URLSession
+    ) {
         self.streamURL = streamURL
         self.statusURL = statusURL
+        self.events = events
         self.configuration = configuration
         self.clock = clock
         self.random = random
         (updates, sink) = AsyncThrowingStream.makeStream(of: JobUpdate<Kind>.self)
         poller = StatusPoller(
-            url: statusURL, interval: configuration.pollInterval, headers: configuration.headers,
-            maxConsecutiveFailures: configuration.maxConsecutivePollFailures, clock: clock, session: session)
+            url: statusURL, interval: configuration.pollInterval, jitter: configuration.pollJitter,
+            headers: configuration.headers, maxConsecutiveFailures: configuration.maxConsecutivePollFailures,
+            clock: clock, random: random, session: session)
         shared = LockedValue(
             Shared(
                 machine: JobTrackingStateMachine(statusCheckAfterPause: configuration.statusCheckAfterPause),
                 lastEventID: configuration.lastEventID))
+        // The task iterating `updates` was cancelled: so is tracking (a finish is our own).
+        sink.onTermination = { [weak self] termination in
+            if case .cancelled = termination { self?.cancel() }
+        }
     }
 
     /// What the tracker is doing now.
@@ -87,21 +123,30 @@ public final class JobTracker<Kind: JobKind>: Sendable {
     public var lastEventID: String? { shared.withLock { $0.lastEventID } }
 
     /// The outcome, once the job has finished.
-    /// - Throws: the error that ended tracking, or `CancellationError` after `cancel()`.
+    /// - Throws: the error that ended tracking, or `CancellationError` after `cancel()` or
+    ///   when the awaiting task is cancelled (tracking goes on; only the wait ends).
     public var outcome: JobOutcome<Kind.Summary> {
         get async throws {
-            try await withCheckedThrowingContinuation { continuation in
-                shared.withLock { shared in
-                    if let outcome = shared.outcome {
-                        continuation.resume(returning: outcome)
-                    } else if let error = shared.error {
-                        continuation.resume(throwing: error)
-                    } else if shared.machine.phase == .cancelled {
-                        continuation.resume(throwing: CancellationError())
-                    } else {
-                        shared.waiters.append(continuation)
+            let id = shared.withLock { shared in
+                shared.nextWaiter += 1
+                return shared.nextWaiter
+            }
+            return try await withTaskCancellationHandler {
+                try await withCheckedThrowingContinuation { continuation in
+                    shared.withLock { shared in
+                        if let outcome = shared.outcome {
+                            continuation.resume(returning: outcome)
+                        } else if let error = shared.error {
+                            continuation.resume(throwing: error)
+                        } else if shared.machine.phase == .cancelled || Task.isCancelled {
+                            continuation.resume(throwing: CancellationError())
+                        } else {
+                            shared.waiters[id] = continuation
+                        }
                     }
                 }
+            } onCancel: {
+                shared.withLock { $0.waiters.removeValue(forKey: id) }?.resume(throwing: CancellationError())
             }
         }
     }
@@ -155,10 +200,19 @@ public final class JobTracker<Kind: JobKind>: Sendable {
     func perform(_ action: JobTrackingStateMachine.Action, _ shared: inout Shared) -> Cleanup {
         switch action {
         case .openStream(let segment):
-            let source = makeSource(lastEventID: shared.lastEventID)
-            shared.source = source
-            shared.worker = Task { await follow(source, segment: segment) }
-            source.start()
+            switch events {
+            case .eventStream:
+                let source = makeSource(lastEventID: shared.lastEventID)
+                shared.source = source
+                shared.worker = Task { await follow(source, segment: segment) }
+                source.start()
+            case .webSocket(let transport, let decode):
+                // Cancelling the worker closes its socket.
+                let seen = shared.socketEvents
+                shared.worker = Task {
+                    await followSocket(transport, decode: decode, segment: segment, replayed: seen)
+                }
+            }
         case .checkStatus(let segment):
             shared.worker = Task { await checkStatus(segment: segment) }
         case .startPolling:
@@ -178,60 +232,4 @@ public final class JobTracker<Kind: JobKind>: Sendable {
         }
         return Cleanup()
     }
-
-    /// How tracking ends.
-    enum Ending {
-        case outcome(JobOutcome<Kind.Summary>)
-        case failure(any Error)
-        case cancelled
-    }
-
-    /// Ends tracking, once: reports the end, stops what runs, answers every `outcome` waiter.
-    func end(_ ending: Ending) {
-        let (cleanup, waiters) = shared.withLock { shared -> (Cleanup, [Waiter]) in
-            guard !shared.machine.phase.isTerminal else { return (Cleanup(), []) }
-            let input: JobTrackingStateMachine.Input
-            switch ending {
-            case .outcome(let outcome):
-                shared.outcome = outcome
-                sink.yield(.finished(outcome))
-                sink.finish()
-                input = .finished
-            case .failure(let error):
-                shared.error = error
-                sink.finish(throwing: error)
-                input = .failed
-            case .cancelled:
-                sink.finish()
-                input = .cancel
-            }
-            defer { shared.waiters = [] }
-            return (perform(shared.machine.handle(input), &shared), shared.waiters)
-        }
-        cleanup.run()
-        for waiter in waiters {
-            switch ending {
-            case .outcome(let outcome): waiter.resume(returning: outcome)
-            case .failure(let error): waiter.resume(throwing: error)
-            case .cancelled: waiter.resume(throwing: CancellationError())
-            }
-        }
-    }
-
-    /// What a halt leaves to stop once the tracker's lock is released.
-    struct Cleanup {
-        var source: EventSource?
-        var task: Task<Void, Never>?
-
-        func run() {
-            source?.stop()
-            task?.cancel()
-        }
-    }
-}
-
-/// The time passed on `clock` since now, each time the result is called.
-private func startStopwatch<C: Clock<Duration>>(on clock: C) -> @Sendable () -> Duration {
-    let start = clock.now
-    return { start.duration(to: clock.now) }
 }

@@ -11,7 +11,8 @@ import FoundationNetworking
 /// let poller = StatusPoller<ImportStatus>(url: statusURL, interval: .seconds(2))
 /// for try await status in poller.statuses() { print(status.progress) }
 /// ```
-/// `statuses()` reads at once, then every `interval` on the injected clock. It yields every
+/// `statuses()` reads at once, then every `interval` (plus up to `jitter`, drawn from the
+/// injected random source) on the injected clock. It yields every
 /// status read and finishes after the first final one (see `JobStatus`). Transient
 /// failures (5xx, 408, 429, network errors) are retried on the next tick — later when the
 /// server sent a longer `Retry-After` — and anything else ends the stream with a
@@ -21,30 +22,38 @@ public struct StatusPoller<Status: Sendable>: Sendable {
     public let url: URL
     /// Time between reads. The generation API's clients use 5 s.
     public var interval: Duration
+    /// Up to this much is added to each `interval`, drawn from `random`, so that clients
+    /// that lost their streams together do not poll in step. Default zero.
+    public var jitter: Duration
     /// Extra request headers (`Authorization`, ...).
     public var headers: [String: String]
     /// Transient failures in a row after which `statuses()` gives up with the last one;
     /// nil (the default) keeps trying for as long as the caller listens.
     public var maxConsecutiveFailures: Int?
     private let clock: any Clock<Duration>
+    private let random: @Sendable () -> Double
     private let session: URLSession
     private let decode: @Sendable (Data) throws -> Status
     private let isFinal: @Sendable (Status) -> Bool
 
     /// - Parameters:
     ///   - clock: what the interval is slept on; tests pass their own.
+    ///   - random: the jitter source, returning values in 0..<1.
     ///   - decode: turns a 2xx body into a status; a throw ends polling with `malformedStatus`.
     ///   - isFinal: whether a status is the last one.
     public init(
-        url: URL, interval: Duration, headers: [String: String] = [:], maxConsecutiveFailures: Int? = nil,
-        clock: any Clock<Duration> = ContinuousClock(), session: URLSession = .shared,
+        url: URL, interval: Duration, jitter: Duration = .zero, headers: [String: String] = [:],
+        maxConsecutiveFailures: Int? = nil, clock: any Clock<Duration> = ContinuousClock(),
+        random: @escaping @Sendable () -> Double = { Double.random(in: 0..<1) }, session: URLSession = .shared,
         decode: @escaping @Sendable (Data) throws -> Status, isFinal: @escaping @Sendable (Status) -> Bool
     ) {
         self.url = url
         self.interval = interval
+        self.jitter = jitter
         self.headers = headers
         self.maxConsecutiveFailures = maxConsecutiveFailures
         self.clock = clock
+        self.random = random
         self.session = session
         self.decode = decode
         self.isFinal = isFinal
@@ -71,7 +80,7 @@ public struct StatusPoller<Status: Sendable>: Sendable {
     private func run(_ continuation: AsyncThrowingStream<Status, any Error>.Continuation) async {
         var failures = 0
         while !Task.isCancelled {
-            var delay = interval
+            var delay = PollInterval(base: interval, jitter: jitter).delay(random: random())
             do {
                 switch try await read() {
                 case .status(let status):
@@ -144,12 +153,35 @@ public struct StatusPoller<Status: Sendable>: Sendable {
 extension StatusPoller where Status: JobStatus & Decodable {
     /// A poller that decodes `Status` from JSON and stops after a finished or failed one.
     public init(
-        url: URL, interval: Duration, headers: [String: String] = [:], maxConsecutiveFailures: Int? = nil,
-        clock: any Clock<Duration> = ContinuousClock(), session: URLSession = .shared
+        url: URL, interval: Duration, jitter: Duration = .zero, headers: [String: String] = [:],
+        maxConsecutiveFailures: Int? = nil, clock: any Clock<Duration> = ContinuousClock(),
+        random: @escaping @Sendable () -> Double = { Double.random(in: 0..<1) }, session: URLSession = .shared
     ) {
         self.init(
-            url: url, interval: interval, headers: headers, maxConsecutiveFailures: maxConsecutiveFailures,
-            clock: clock, session: session, decode: { try JSONDecoder().decode(Status.self, from: $0) },
-            isFinal: { $0.isFinished || $0.isFailed })
+            url: url, interval: interval, jitter: jitter, headers: headers,
+            maxConsecutiveFailures: maxConsecutiveFailures, clock: clock, random: random, session: session,
+            decode: { try JSONDecoder().decode(Status.self, from: $0) }, isFinal: { $0.isFinished || $0.isFailed })
     }
+}
+
+/// The wait between two status reads: `base`, plus a share of `jitter` given by a random
+/// draw. Pure, so its bounds are tested without a clock.
+public struct PollInterval: Sendable, Equatable {
+    public var base: Duration
+    public var jitter: Duration
+
+    public init(base: Duration, jitter: Duration = .zero) {
+        self.base = base
+        self.jitter = jitter
+    }
+
+    /// `base + jitter × random`, with `random` (meant to be in 0..<1) held to 0...1: always
+    /// within `range`, whatever the source returns.
+    public func delay(random: Double) -> Duration {
+        guard jitter > .zero else { return base }
+        return base + jitter * min(max(random.isNaN ? 0 : random, 0), 1)
+    }
+
+    /// Every delay `delay(random:)` can return.
+    public var range: ClosedRange<Duration> { base...(base + max(jitter, .zero)) }
 }

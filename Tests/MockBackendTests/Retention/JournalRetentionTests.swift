@@ -39,7 +39,7 @@ struct JournalRetentionTests {
         #expect(newest.headers["Accept"] == "a")
         #expect(newest.headers["accept"] == "b")
         #expect(newest.headers["X-Client-Id"] == "c")
-        #expect(Timestamp.parse(newest.receivedAt ?? "") != nil)
+        #expect(Timestamp.parse(newest.receivedAt) != nil)
         #expect(journal.clear() == 3)
         #expect(journal.entries().isEmpty)
     }

@@ -1,0 +1,97 @@
+import Foundation
+import MockBackend
+import MockBackendAPI
+import MockBackendClient
+import MockBackendTesting
+import Testing
+
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+/// The loopback transport against the server, which enforces RFC 6455 on its clients.
+@Suite("LoopbackWebSocketTransport")
+struct LoopbackWebSocketTests {
+    private func request(_ server: RunningServer, jobId: String) throws -> URLRequest {
+        var request = URLRequest(
+            url: try #require(URL(string: "ws://127.0.0.1:\(server.port)/ws/progress?jobId=\(jobId)")))
+        request.setValue("loopback-test", forHTTPHeaderField: "X-Client-Id")
+        return request
+    }
+
+    /// The messages of a job, then the server's close 1000, answered: the server records a
+    /// finished connection, which it does only once the closing handshake completed.
+    @Test func deliversMessagesThenTheCloseAndAnswersIt() async throws {
+        try await withRunningServer(manualServerConfiguration()) { server in
+            let jobId = try await uploadImport(server, rows: 20)
+            _ = try await server.request("POST", "/__admin/imports/\(jobId)/complete")
+            let connection = try await LoopbackWebSocketTransport().connect(try request(server, jobId: jobId))
+            var types: [String] = []
+            var close: WebSocketMessage?
+            while close == nil {
+                switch try await connection.receive() {
+                case .text(let text):
+                    types.append(try #require(try ImportStreamEvent.decode(v1Message: text)).type)
+                case .close(let code, let reason): close = .close(code: code, reason: reason)
+                case let other: Issue.record("unexpected \(other)")
+                }
+            }
+            #expect(types.first == "started" && types.last == "complete")
+            #expect(close == .close(code: 1000, reason: ""))
+            await #expect(throws: WebSocketTransportError.cancelled) { try await connection.receive() }
+            let record = try #require(await eventuallyEnded(server, jobId))
+            #expect(record.endReason == "finished")
+            #expect(record.client == "loopback-test")
+            // §4.1: a fresh random key, not the RFC's sample.
+            let key = try #require(record.requestHeaders["Sec-WebSocket-Key"])
+            #expect(key != RawWebSocketClient.sampleKey && Data(base64Encoded: key)?.count == 16)
+        }
+    }
+
+    /// The server pings every 50 ms and drops a connection that sends nothing for 300 ms, or
+    /// closes it with 1002 on an unmasked frame: a connection that lasts a second and sees
+    /// only pings has answered each with a masked pong.
+    @Test func answersEveryPingWithAMaskedPong() async throws {
+        var configuration = manualServerConfiguration()
+        configuration.http.webSocket.pingInterval = .milliseconds(50)
+        configuration.http.webSocket.idleTimeout = .milliseconds(300)
+        try await withRunningServer(configuration) { server in
+            let jobId = try await uploadImport(server, rows: 20)
+            let connection = try await LoopbackWebSocketTransport().connect(try request(server, jobId: jobId))
+            let started = ContinuousClock.now
+            var pings = 0
+            while ContinuousClock.now - started < .seconds(1) {
+                let message = try await connection.receive()
+                guard message == .ping else {
+                    Issue.record("expected pings only, got \(message)")
+                    break
+                }
+                pings += 1
+            }
+            #expect(pings >= 5)
+            #expect(server.app.streams.existingStream(named: "imports/\(jobId)")?.subscriberCount == 1)
+            connection.cancel(code: WebSocketCloseCode.goingAway)
+            await #expect(throws: WebSocketTransportError.cancelled) { try await connection.receive() }
+            let record = try #require(await eventuallyEnded(server, jobId))
+            #expect(record.endReason != "idle_timeout")
+        }
+    }
+
+    @Test func aRefusedUpgradeThrowsItsStatus() async throws {
+        try await withRunningServer(manualServerConfiguration()) { server in
+            await #expect(throws: WebSocketTransportError.handshakeRefused(status: 404)) {
+                _ = try await LoopbackWebSocketTransport().connect(try request(server, jobId: "import_nope"))
+            }
+            let https = URLRequest(url: try #require(URL(string: "wss://127.0.0.1:\(server.port)/ws/progress")))
+            await #expect(throws: WebSocketTransportError.unsupportedURL(https.url!.absoluteString)) {
+                _ = try await LoopbackWebSocketTransport().connect(https)
+            }
+        }
+    }
+
+    /// The job's socket connection once it has ended.
+    private func eventuallyEnded(_ server: RunningServer, _ jobId: String) async -> StreamConnectionSnapshot? {
+        _ = await eventually { V1.sockets(server, jobId).first?.endedAt != nil }
+        return V1.sockets(server, jobId).first { $0.endedAt != nil }
+    }
+}
