@@ -48,19 +48,19 @@ struct LoopbackWebSocketTests {
         }
     }
 
-    /// The server pings every 50 ms and drops a connection that sends nothing for 300 ms, or
-    /// closes it with 1002 on an unmasked frame: a connection that lasts a second and sees
-    /// only pings has answered each with a masked pong.
+    /// The server pings every 100 ms and drops a connection that sends nothing for 1 s, or
+    /// closes it with 1002 on an unmasked frame: a connection that lasts 2.5 s and sees only
+    /// pings has answered each with a masked pong.
     @Test func answersEveryPingWithAMaskedPong() async throws {
         var configuration = manualServerConfiguration()
-        configuration.http.webSocket.pingInterval = .milliseconds(50)
-        configuration.http.webSocket.idleTimeout = .milliseconds(300)
+        configuration.http.webSocket.pingInterval = .milliseconds(100)
+        configuration.http.webSocket.idleTimeout = TestTiming.scaled(.seconds(1))
         try await withRunningServer(configuration) { server in
             let jobId = try await uploadImport(server, rows: 20)
             let connection = try await LoopbackWebSocketTransport().connect(try request(server, jobId: jobId))
             let started = ContinuousClock.now
             var pings = 0
-            while ContinuousClock.now - started < .seconds(1) {
+            while ContinuousClock.now - started < TestTiming.scaled(.milliseconds(2500)) {
                 let message = try await connection.receive()
                 guard message == .ping else {
                     Issue.record("expected pings only, got \(message)")
