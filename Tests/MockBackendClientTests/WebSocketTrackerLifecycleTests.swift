@@ -21,11 +21,7 @@ struct WebSocketTrackerLifecycleTests {
             pollingTracker.start()
             #expect(await eventually { pollingTracker.phase == .polling })
             let socketTracker = V1.tracker(server, streamed, clock: clock)
-            let followed = Followed(socketTracker)
-            socketTracker.start()
-            #expect(await eventually { V1.subscribers(server, streamed) == 1 })
-            for ms in [100, 200] { try await advance(server, ms: ms) }
-            #expect(await eventually { followed.events.count == 2 })
+            let followed = try await V1.startAndFollowTwoEvents(server, streamed, socketTracker)
 
             for jobId in [streamed, polled] {
                 let failed = try await server.request(
@@ -96,11 +92,7 @@ struct WebSocketTrackerLifecycleTests {
             let jobId = try await V1.upload(server, rows: 100)
             let clock = TestClock()
             let tracker = V1.tracker(server, jobId, clock: clock)
-            let followed = Followed(tracker)
-            tracker.start()
-            #expect(await eventually { V1.subscribers(server, jobId) == 1 })
-            for ms in [100, 200] { try await advance(server, ms: ms) }
-            #expect(await eventually { followed.events.count == 2 })
+            let followed = try await V1.startAndFollowTwoEvents(server, jobId, tracker)
             tracker.suspend()
             #expect(await eventually { V1.subscribers(server, jobId) == 0 })
             for ms in [200, 200] { try await advance(server, ms: ms) }  // two events while away

@@ -34,6 +34,19 @@ enum V1 {
             clock: clock, random: random)
     }
 
+    /// Starts `tracker` and lets the job send its first two events (`started` and one
+    /// `progress`) over the socket; returns what the tracker reported, still recording.
+    static func startAndFollowTwoEvents(
+        _ server: RunningServer, _ jobId: String, _ tracker: JobTracker<ImportJobKind>
+    ) async throws -> Followed<ImportJobKind> {
+        let followed = Followed(tracker)
+        tracker.start()
+        #expect(await eventually { subscribers(server, jobId) == 1 })
+        for ms in [100, 200] { try await advance(server, ms: ms) }
+        #expect(await eventually { followed.events.count == 2 })
+        return followed
+    }
+
     /// Open connections on the job's stream: its sockets.
     static func subscribers(_ server: RunningServer, _ jobId: String) -> Int {
         server.app.streams.existingStream(named: "imports/\(jobId)")?.subscriberCount ?? 0

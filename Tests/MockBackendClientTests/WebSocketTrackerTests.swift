@@ -96,11 +96,7 @@ struct WebSocketTrackerTests {
             let jobId = try await V1.upload(server, rows: 100)
             let clock = TestClock()
             let tracker = V1.tracker(server, jobId, clock: clock)
-            let followed = Followed(tracker)
-            tracker.start()
-            #expect(await eventually { V1.subscribers(server, jobId) == 1 })
-            for ms in [100, 200] { try await advance(server, ms: ms) }
-            #expect(await eventually { followed.events.count == 2 })
+            let followed = try await V1.startAndFollowTwoEvents(server, jobId, tracker)
             let disconnected = try await server.request(
                 "POST", "/__admin/streams/imports/\(jobId)/disconnect", body: body)
             #expect(disconnected.status == 200)

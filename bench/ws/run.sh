@@ -68,44 +68,9 @@ ONLY="${ONLY:-}"
 log() { printf '[ws-bench] %s\n' "$*" >&2; }
 die() { printf '[ws-bench] error: %s\n' "$*" >&2; exit 1; }
 
-# --- cleanup: every process this script starts is recorded here -----------------------
-PIDS=()
-cleanup() {
-    local pid
-    for pid in "${PIDS[@]}"; do kill -TERM "$pid" 2>/dev/null || true; done
-    for pid in "${PIDS[@]}"; do
-        for _ in $(seq 1 30); do
-            kill -0 "$pid" 2>/dev/null || break
-            sleep 0.1
-        done
-        kill -KILL "$pid" 2>/dev/null || true
-        wait "$pid" 2>/dev/null || true
-    done
-    PIDS=()
-}
-# The driver's client processes are its children; it tells them to quit, and they quit
-# on their own when its pipes close or after 900 s. Their pids are killed here as well.
-kill_clients() {
-    local pid
-    for pid in $(pgrep -P "${DRIVER_PID:-0}" 2>/dev/null || true); do kill -KILL "$pid" 2>/dev/null || true; done
-}
-trap 'kill_clients; cleanup' EXIT
-trap 'exit 130' INT
-trap 'exit 143' TERM
-
-for tool in taskset curl python3 swift gcc awk; do
-    command -v "$tool" >/dev/null 2>&1 || die "$tool is required"
-done
+# shellcheck source=../lib/stream_bench.sh
+source "$(dirname "${BASH_SOURCE[0]}")/../lib/stream_bench.sh"
 case "$ONLY" in ""|sse|ws) ;; *) die "ONLY must be sse or ws" ;; esac
-if [ "$NICE" = auto ]; then
-    if [ "$(id -u)" -eq 0 ]; then NICE=-10; else NICE=0; fi
-fi
-NCPU="$(nproc --all)"
-[ "$SERVER_CPU" -lt "$NCPU" ] && [ "$CLIENT_CPU" -lt "$NCPU" ] || die "need CPUs $SERVER_CPU and $CLIENT_CPU"
-
-# Each connection is a descriptor on both sides: raise the soft limit to the hard one.
-ulimit -n "$(ulimit -Hn)" 2>/dev/null || true
-log "open-file limit: $(ulimit -n)"
 
 # The other benchmarks and this one would disturb each other.
 for _ in $(seq 1 40); do
