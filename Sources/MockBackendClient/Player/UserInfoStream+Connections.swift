@@ -10,7 +10,7 @@ extension UserInfoStream {
     private enum Next {
         /// `reconnectNow()` retired it: connect again at once.
         case connect
-        /// `suspend()` retired it: wait for `resume()` or `stop()`.
+        /// `suspend()` retired it: wait for `resume()` or `stop()`, at the top of the loop.
         case waitForResume
         /// `stop()`, or a terminal message: `messages` ends normally.
         case finish
@@ -23,7 +23,10 @@ extension UserInfoStream {
         var wakeups = self.wakeups.makeAsyncIterator()
         // A re-login is allowed once, and again only after a message has arrived since.
         var mayRelogin = true
-        while let source = connect() {
+        while true {
+            // Suspended: wait for `resume()` or `stop()` (a suspension may come during a re-login).
+            while state.withLock({ $0.phase == .suspended }) { _ = await wakeups.next() }
+            guard let source = connect() else { break }
             var failure: (any Error)?
             var terminal = false
             do {
@@ -39,10 +42,8 @@ extension UserInfoStream {
                 failure = error
             }
             switch next(terminal: terminal) {
-            case .connect:
+            case .connect, .waitForResume:
                 continue
-            case .waitForResume:
-                while state.withLock({ $0.phase == .suspended }) { _ = await wakeups.next() }
             case .finish:
                 sink.finish()
                 return
