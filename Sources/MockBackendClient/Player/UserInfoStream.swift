@@ -4,61 +4,145 @@ import MockBackendSupport
 import ServerSentEvents
 
 /// The user-info stream of a logged-in player, as typed messages: balance updates once per
-/// posting, session expiration and termination, unknown types kept.
+/// posting, session expiration and termination, unknown and undecodable frames kept.
 ///
 /// It reconnects with Last-Event-ID when the server closes an idle stream, and stops for
-/// good — with the reason in `exitReason` — on `SESSION_EXPIRATION`, `SESSION_TERMINATED`
-/// or a 403 (then `messages` throws `EventSourceError` with `.unauthorized`).
+/// good on `SESSION_EXPIRATION` or `SESSION_TERMINATED` — decided in the read loop as the
+/// frame arrives, before any reconnection could be scheduled, and by the frame's `type`
+/// even when its body does not decode. A 403 ends it or renews the session once, as
+/// `UserInfoStreamConfiguration.onForbidden` says.
+///
+/// For an app going to the background and back: `suspend()` closes the connection,
+/// `resume()` reopens it from the last event id, and `reconnectNow()` does both at once
+/// (a network change, say) without waiting for a backoff.
 public final class UserInfoStream: Sendable {
-    public let source: EventSource
-    /// The messages, in order.
-    public let messages: AsyncThrowingStream<UserInfoMessage, any Error>
-    private let exit = LockedValue<SessionExpirationBody?>(nil)
+    /// Where the stream is in its life.
+    enum Phase: Sendable, Equatable {
+        /// Made, not started.
+        case idle
+        /// Connected, or reconnecting.
+        case running
+        /// Closed by `suspend()` until `resume()`.
+        case suspended
+        /// Over: `stop()`, a terminal message, or an error.
+        case stopped
+    }
 
-    public init(
+    struct State: Sendable {
+        var phase = Phase.idle
+        var sessionId: String
+        var lastEventID: String
+        var exit: SessionExpirationBody?
+        /// The event source of the current connection.
+        var source: EventSource?
+        /// True when `suspend()` or `reconnectNow()` stopped `source`, rather than the stream.
+        var retired = false
+    }
+
+    public let baseURL: URL
+    public let userId: Int
+    public let configuration: UserInfoStreamConfiguration
+    /// The messages, in order, across reconnections, suspensions and re-logins.
+    public let messages: AsyncThrowingStream<UserInfoMessage, any Error>
+    let sink: AsyncThrowingStream<UserInfoMessage, any Error>.Continuation
+    let state: LockedValue<State>
+    let wakeups: AsyncStream<Void>
+    let wake: AsyncStream<Void>.Continuation
+
+    public init(baseURL: URL, userId: Int, sessionId: String, configuration: UserInfoStreamConfiguration) {
+        self.baseURL = baseURL
+        self.userId = userId
+        self.configuration = configuration
+        (messages, sink) = AsyncThrowingStream.makeStream(of: UserInfoMessage.self)
+        (wakeups, wake) = AsyncStream.makeStream(of: Void.self, bufferingPolicy: .bufferingNewest(1))
+        state = LockedValue(State(sessionId: sessionId, lastEventID: configuration.lastEventID ?? ""))
+    }
+
+    /// A stream with the default configuration but for these values.
+    public convenience init(
         baseURL: URL, userId: Int, sessionId: String, policy: ReconnectionPolicy = ReconnectionPolicy(),
         clientId: String? = nil
     ) {
-        var headers = ["X-SessionId": sessionId, "X-Session-Type": "others", "userId": String(userId)]
-        if let clientId { headers["X-Client-Id"] = clientId }
-        let url = baseURL.appendingPathComponent("v2/player/\(userId)/information/updates")
-        let source = EventSource(url: url, configuration: EventSourceConfiguration(policy: policy, headers: headers))
-        self.source = source
-        let (messages, sink) = AsyncThrowingStream.makeStream(of: UserInfoMessage.self)
-        self.messages = messages
-        let exit = exit
-        Task {
-            var postings = PostingDeduplicator()
-            do {
-                for try await event in source.events {
-                    guard let message = try? UserInfoMessage.decode(event.data) else { continue }
-                    switch message {
-                    case .balanceUpdate(let body, _):
-                        if postings.isNew(body.postingId) { sink.yield(message) }
-                    case .sessionExpiration(let body):
-                        exit.withLock { $0 = body }
-                        sink.yield(message)
-                        source.stop(.sessionOver(body.exitReason))
-                    case .sessionTerminated(let body):
-                        sink.yield(message)
-                        source.stop(.sessionOver(body.reason))
-                    case .unknown:
-                        sink.yield(message)
-                    }
-                }
-                sink.finish()
-            } catch {
-                sink.finish(throwing: error)
-            }
-        }
+        self.init(
+            baseURL: baseURL, userId: userId, sessionId: sessionId,
+            configuration: UserInfoStreamConfiguration(policy: policy, clientId: clientId))
     }
 
-    /// Connects.
-    public func start() { source.start() }
+    /// Connects; does nothing if already started.
+    public func start() {
+        let first = state.withLock { state in
+            guard state.phase == .idle else { return false }
+            state.phase = .running
+            return true
+        }
+        if first { Task { await run() } }
+    }
 
-    /// Stops for good.
-    public func stop() { source.stop() }
+    /// Stops for good; `messages` ends.
+    public func stop() {
+        let (source, neverStarted) = state.withLock { state in
+            defer { state.phase = .stopped }
+            return (state.source, state.phase == .idle)
+        }
+        source?.stop()
+        wake.yield()
+        if neverStarted { sink.finish() }
+    }
+
+    /// Closes the connection and keeps it closed until `resume()`: for an app going to the
+    /// background. Messages already received are still delivered.
+    public func suspend() {
+        let source = state.withLock { state -> EventSource? in
+            guard state.phase == .running else { return nil }
+            state.phase = .suspended
+            state.retired = true
+            return state.source
+        }
+        source?.stop()
+    }
+
+    /// Reconnects after `suspend()`, sending the last event id seen, so what happened while
+    /// suspended is replayed.
+    public func resume() {
+        let resumed = state.withLock { state in
+            guard state.phase == .suspended else { return false }
+            state.phase = .running
+            return true
+        }
+        if resumed { wake.yield() }
+    }
+
+    /// Drops the connection and opens a new one at once from the last event id, with no
+    /// backoff and the attempts counted afresh; resumes a suspended stream.
+    public func reconnectNow() {
+        let (source, resumed) = state.withLock { state -> (EventSource?, Bool) in
+            switch state.phase {
+            case .running:
+                state.retired = state.source != nil
+                return (state.source, false)
+            case .suspended:
+                state.phase = .running
+                return (nil, true)
+            case .idle, .stopped:
+                return (nil, false)
+            }
+        }
+        source?.stop()
+        if resumed { wake.yield() }
+    }
+
+    /// True between `suspend()` and `resume()`.
+    public var isSuspended: Bool { state.withLock { $0.phase == .suspended } }
+
+    /// The last event id received: what the next connection sends as `Last-Event-ID`.
+    public var lastEventID: String { state.withLock { $0.lastEventID } }
+
+    /// The session the stream connects with; a new one after a re-login.
+    public var sessionId: String { state.withLock { $0.sessionId } }
+
+    /// The event source of the current connection; nil before `start()`.
+    public var source: EventSource? { state.withLock { $0.source } }
 
     /// The `SESSION_EXPIRATION` that ended the stream, if one did.
-    public var exitReason: SessionExpirationBody? { exit.withLock { $0 } }
+    public var exitReason: SessionExpirationBody? { state.withLock { $0.exit } }
 }

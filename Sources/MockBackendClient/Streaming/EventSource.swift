@@ -136,7 +136,12 @@ public final class EventSource: Sendable {
             case .data(let data):
                 for output in parser.feed(data) {
                     switch output {
-                    case .event(let event): eventSink.yield(event)
+                    case .event(let event):
+                        eventSink.yield(event)
+                        if let reason = configuration.stopWhen?(event) {
+                            task.cancel()
+                            return apply(.stop(reason))
+                        }
                     case .retry(let milliseconds): _ = apply(.retryAdvertised(milliseconds: milliseconds))
                     case .comment: break
                     }

@@ -1,4 +1,5 @@
 import Foundation
+import ServerSentEvents
 
 /// Everything an `EventSource` can be told before it starts.
 public struct EventSourceConfiguration: Sendable {
@@ -14,6 +15,11 @@ public struct EventSourceConfiguration: Sendable {
     /// Called once reconnection gives up, with the last event id seen; the source stays in
     /// `.polling` until it returns. Without one, the source stops with `.retriesExhausted`.
     public var pollingFallback: (@Sendable (_ lastEventID: String) async -> Void)?
+    /// Asked of each event right after it is delivered, in the read loop itself, before the
+    /// rest of the body is read or a reconnection is scheduled: a reason stops the source
+    /// for good there, so a terminal message (a session expiry) cannot race the reconnect
+    /// that the stream's end would otherwise start. Default nil: no event stops the source.
+    public var stopWhen: (@Sendable (ServerSentEvent) -> EventSourceStopReason?)?
 
     public init(
         policy: ReconnectionPolicy = ReconnectionPolicy(), headers: [String: String] = [:],
