@@ -66,6 +66,15 @@ public struct TestAPIClient: Sendable {
         UserInfoStream(
             baseURL: baseURL, userId: login.userId, sessionId: login.sessionId, policy: policy, clientId: clientId)
     }
+
+    /// The user-info stream of a login with a whole configuration: a Last-Event-ID to resume
+    /// from, an idle timeout, what a 403 does. Not started: call `start()`.
+    public func userInfoStream(
+        for login: PlayerLoginResponse, configuration: UserInfoStreamConfiguration
+    ) -> UserInfoStream {
+        UserInfoStream(
+            baseURL: baseURL, userId: login.userId, sessionId: login.sessionId, configuration: configuration)
+    }
 }
 
 /// A multipart/form-data body with one file part (RFC 7578), as browsers and `curl -F` send it.

@@ -10,8 +10,8 @@ struct UserInfoStreamLifecycleTests {
     @Test func suspendClosesTheConnectionAndResumeReplaysWhatWasMissed() async throws {
         try await withRunningServer { server in
             let login = try await server.api.login()
-            let stream = UserInfoStream(
-                baseURL: server.baseURL, userId: login.userId, sessionId: login.sessionId,
+            let stream = server.api.userInfoStream(
+                for: login,
                 configuration: UserInfoStreamConfiguration(policy: quickPolicy, clientId: "suspending-app"))
             let drain = UserInfoDrain(stream)
             stream.start()
