@@ -1,4 +1,5 @@
 import Foundation
+import Logging
 import ServerSentEvents
 
 /// Everything an `EventSource` can be told before it starts.
@@ -20,12 +21,22 @@ public struct EventSourceConfiguration: Sendable {
     /// for good there, so a terminal message (a session expiry) cannot race the reconnect
     /// that the stream's end would otherwise start. Default nil: no event stops the source.
     public var stopWhen: (@Sendable (ServerSentEvent) -> EventSourceStopReason?)?
+    /// The longest line and largest event accepted from the server (defaults 1 MiB and
+    /// 8 MiB); past them the source stops with `.streamLimitExceeded` instead of buffering.
+    public var parserLimits: SSEParserLimits
+    /// Where the source tells what it does: each connection (debug), open (info), event
+    /// (trace), backoff (info), polling hand-over (notice), stop (info, or warning on a
+    /// failure). Nil, the default, logs nothing.
+    public var logger: Logger?
 
     public init(
         policy: ReconnectionPolicy = ReconnectionPolicy(), headers: [String: String] = [:],
         lastEventID: String? = nil, idleTimeout: Duration = .seconds(300),
-        pollingFallback: (@Sendable (_ lastEventID: String) async -> Void)? = nil
+        pollingFallback: (@Sendable (_ lastEventID: String) async -> Void)? = nil,
+        parserLimits: SSEParserLimits = SSEParserLimits(), logger: Logger? = nil
     ) {
+        self.parserLimits = parserLimits
+        self.logger = logger
         self.policy = policy
         self.headers = headers
         self.lastEventID = lastEventID

@@ -1,3 +1,5 @@
+import ServerSentEvents
+
 /// Why an event source stopped for good.
 public enum EventSourceStopReason: Sendable, Equatable {
     /// The server answered 204 No Content: there is nothing more (WHATWG: do not reconnect).
@@ -14,8 +16,11 @@ public enum EventSourceStopReason: Sendable, Equatable {
     case pollingFinished
     /// The app said the stream is over (for instance on a session-expiration message).
     case sessionOver(String)
-    /// The app called `stop()`.
+    /// The app called `stop()`, cancelled the task iterating `events`, or let go of the
+    /// source.
     case stopped
+    /// The server sent a line or an event larger than the configured `SSEParserLimits`.
+    case streamLimitExceeded(SSEParserError)
 }
 
 /// What an event source is doing, for a UI or a log.
@@ -38,5 +43,13 @@ public struct EventSourceError: Error, Sendable, Equatable {
 
     public init(reason: EventSourceStopReason) {
         self.reason = reason
+    }
+
+    /// Whether a stop for `reason` ends `events` with this error (rather than normally).
+    static func isFailure(_ reason: EventSourceStopReason) -> Bool {
+        switch reason {
+        case .noContent, .stopped, .pollingFinished, .sessionOver: false
+        case .unauthorized, .wrongContentType, .httpStatus, .retriesExhausted, .streamLimitExceeded: true
+        }
     }
 }
