@@ -2,11 +2,21 @@ import Foundation
 import Logging
 import ServerSentEvents
 
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+/// Answers a URL session's authentication challenges, such as the server-trust challenge
+/// in which an app pins or trusts a certificate (`TrustedCertificate` makes one).
+public typealias AuthenticationChallengeHandler =
+    @Sendable (URLAuthenticationChallenge) -> (URLSession.AuthChallengeDisposition, URLCredential?)
+
 /// Everything an `EventSource` can be told before it starts.
 public struct EventSourceConfiguration: Sendable {
     /// Backoff between reconnection attempts.
     public var policy = ReconnectionPolicy()
-    /// Extra request headers (`Authorization`, `X-SessionId`, ...).
+    /// Extra request headers (`Authorization`, `X-SessionId`, ...), set on every request,
+    /// over those of a request provider's request.
     public var headers: [String: String] = [:]
     /// The Last-Event-ID to send on the first connection, to resume a stream read earlier.
     public var lastEventID: String?
@@ -28,6 +38,16 @@ public struct EventSourceConfiguration: Sendable {
     /// (trace), backoff (info), polling hand-over (notice), stop (info, or warning on a
     /// failure). Nil, the default, logs nothing.
     public var logger: Logger?
+    /// Makes the configuration of the source's `URLSession` (TLS settings, proxies,
+    /// `httpAdditionalHeaders`); nil, the default, for an ephemeral one. The source sets
+    /// its idle timeout on it and turns caching off.
+    public var sessionConfiguration: (@Sendable () -> URLSessionConfiguration)?
+    /// Answers the session's authentication challenges: on Apple systems, the server-trust
+    /// challenge, to pin a certificate or trust a self-signed one
+    /// (`TrustedCertificate(pem:).challengeHandler`). FoundationNetworking on Linux checks
+    /// certificates in libcurl against the system's trust store and never asks this
+    /// handler about server trust. Nil, the default: the system's handling.
+    public var challengeHandler: AuthenticationChallengeHandler?
 
     public init(
         policy: ReconnectionPolicy = ReconnectionPolicy(), headers: [String: String] = [:],

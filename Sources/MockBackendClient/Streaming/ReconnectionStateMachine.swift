@@ -29,6 +29,15 @@ public struct ReconnectionStateMachine: Sendable {
         case pollingFinished
         /// The caller asked to stop.
         case stop(EventSourceStopReason)
+        /// The caller asked to close the connection until `resume`.
+        case suspend
+        /// The caller asked to reconnect after `suspend`.
+        case resume
+        /// The caller asked to drop the connection, or skip the backoff, and connect at once.
+        case reconnectNow
+        /// What the driver was doing (connecting, reading, backing off) was cut short by
+        /// `suspend`, `resume` or `reconnectNow`.
+        case interrupted
     }
 
     /// What the driver must do next.
@@ -37,6 +46,8 @@ public struct ReconnectionStateMachine: Sendable {
         case wait(Duration)
         case startPolling
         case stop(EventSourceStopReason)
+        /// Suspended: wait until `resume` or `reconnectNow`, with no connection.
+        case waitForResume
         /// Keep reading the open stream.
         case none
     }
@@ -47,14 +58,14 @@ public struct ReconnectionStateMachine: Sendable {
     /// The time since the machine was made, on the injected clock.
     private let elapsed: @Sendable () -> Duration
     /// When the current connection opened, as `elapsed()`; nil while none is open.
-    private var openedAt: Duration?
+    var openedAt: Duration?
     /// Reconnection attempts since the last connection that delivered an event or stayed
     /// open for `backoffResetThreshold`.
-    public private(set) var attempt = 0
+    public internal(set) var attempt = 0
     /// The server's last `retry:`, held to the policy's `maxServerRetry`.
     public private(set) var serverRetry: Duration?
-    public private(set) var state: EventSourceState = .closed(.stopped)
-    private var started = false
+    public internal(set) var state: EventSourceState = .closed(.stopped)
+    private(set) var started = false
 
     /// - Parameters:
     ///   - clock: tells how long a connection stayed open.
@@ -81,6 +92,7 @@ public struct ReconnectionStateMachine: Sendable {
 
     public mutating func handle(_ input: Input) -> Action {
         if isStopped { return .none }
+        if state == .suspended, Self.comesFromTheConnection(input) { return .waitForResume }
         switch input {
         case .start:
             guard !started else { return .none }
@@ -106,6 +118,8 @@ public struct ReconnectionStateMachine: Sendable {
             return stop(.pollingFinished)
         case .stop(let reason):
             return stop(reason)
+        case .suspend, .resume, .reconnectNow, .interrupted:
+            return handleLifecycle(input)
         }
     }
 
@@ -143,7 +157,7 @@ public struct ReconnectionStateMachine: Sendable {
         return .wait(delay)
     }
 
-    private mutating func stop(_ reason: EventSourceStopReason) -> Action {
+    mutating func stop(_ reason: EventSourceStopReason) -> Action {
         openedAt = nil
         state = .closed(reason)
         return .stop(reason)
