@@ -113,4 +113,21 @@ struct EventSourceSuspensionTests {
             source.stop()
         }
     }
+
+    /// `start()` starts the machine in the caller's task, so a suspension right after it
+    /// holds: the app's first connection waits for `resume()`.
+    @Test func aSuspensionRightAfterStartHoldsTheFirstConnection() async throws {
+        try await withRunningServer { server in
+            let source = EventSource(url: server.baseURL.appendingPathComponent("sse/channels/early"))
+            source.start()
+            source.suspend()
+            #expect(source.state == .suspended)
+            try await Task.sleep(for: .milliseconds(200))
+            #expect(server.app.streams.journal.snapshots(stream: "channels/early").isEmpty)
+            source.resume()
+            #expect(await eventually { source.state == .open })
+            #expect(server.app.streams.journal.snapshots(stream: "channels/early").count == 1)
+            source.stop()
+        }
+    }
 }

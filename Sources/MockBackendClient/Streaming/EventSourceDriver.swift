@@ -70,10 +70,14 @@ final class EventSourceDriver: Sendable {
 
     var lastEventID: String { shared.withLock { $0.lastEventID } }
 
+    /// Starts the machine here, in the caller's task, so a `suspend()` or `stop()` right
+    /// after `start()` finds it started; the loop then runs on a task of its own.
     func start() {
+        let first = apply(.start)
+        guard first.action == .connect else { return }
         shared.withLock { shared in
-            guard shared.runner == nil, !shared.machine.isStopped else { return }
-            shared.runner = Task { [self] in await run() }
+            guard !shared.machine.isStopped else { return }
+            shared.runner = Task { [self] in await run(from: first) }
         }
     }
 
@@ -85,8 +89,8 @@ final class EventSourceDriver: Sendable {
         if case .stop(let reason) = action { finish(reason) }
     }
 
-    private func run() async {
-        var (action, generation) = apply(.start)
+    private func run(from first: Step) async {
+        var (action, generation) = first
         var parser = SSEParser(lastEventID: lastEventID, limits: configuration.parserLimits)
         while true {
             switch action {
@@ -128,6 +132,8 @@ final class EventSourceDriver: Sendable {
 
     /// One connection, read until it ends; returns what to do next.
     private func connectOnce(parser: inout SSEParser, generation: UInt64) async -> Step {
+        // Suspended or sent elsewhere since this connection was decided: not even asked.
+        if shared.withLock({ $0.generation }) != generation { return apply(.interrupted, generation: generation) }
         let request: URLRequest
         do {
             request = try await makeRequest()
