@@ -140,7 +140,10 @@ final class EventSourceDriver: Sendable {
         } catch {
             shared.withLock { $0.requestError = error }
             configuration.logger?.error("request provider failed", metadata: ["url": "\(label)", "error": "\(error)"])
-            return apply(.stop(.requestFailed(String(describing: error))), generation: generation)
+            let next = apply(.stop(.requestFailed(String(describing: error))), generation: generation)
+            // A suspension meanwhile made the failure moot: no later stop may carry it.
+            if case .stop(.requestFailed) = next.action {} else { shared.withLock { $0.requestError = nil } }
+            return next
         }
         guard !Task.isCancelled, let (task, transport) = session.start(request) else {
             return apply(.stop(.stopped))
