@@ -16,19 +16,20 @@ extension EventSourceDriver {
     /// Feeds a lifecycle input; when the machine takes it, interrupts the loop: the request
     /// in flight is cancelled and a waiting loop woken, to ask the machine what now.
     private func change(_ input: ReconnectionStateMachine.Input) {
-        let (task, waiter, changed) = shared.withLock {
-            shared -> (URLSessionDataTask?, CheckedContinuation<Void, Never>?, EventSourceState?) in
+        let (task, sleeper, waiter, changed) = shared.withLock {
+            shared -> (URLSessionDataTask?, Task<Void, Never>?, CheckedContinuation<Void, Never>?, EventSourceState?) in
             let before = shared.machine.state
-            guard shared.machine.handle(input) != .none else { return (nil, nil, nil) }
+            guard shared.machine.handle(input) != .none else { return (nil, nil, nil, nil) }
             let after = shared.machine.state
             if before != after { broadcaster.publish(after) }
             // Bumped under the lock the loop's reports take, so each report is judged
             // against the state it was made in.
             shared.generation &+= 1
             defer { shared.waiter = nil }
-            return (shared.task, shared.waiter, before != after ? after : nil)
+            return (shared.task, shared.sleeper, shared.waiter, before != after ? after : nil)
         }
         task?.cancel()
+        sleeper?.cancel()
         waiter?.resume()
         if let changed { log(changed) }
     }
@@ -55,13 +56,21 @@ extension EventSourceDriver {
         }
     }
 
-    /// Sleeps `delay` on the clock, or less when the generation changes first.
+    /// Sleeps `delay` on the clock, or less when the generation changes first: the sleep
+    /// runs as a task of its own that a lifecycle change cancels.
     func sleep(for delay: Duration, unlessChangedFrom generation: UInt64) async {
-        await withTaskGroup(of: Void.self) { group in
-            group.addTask { [clock] in try? await clock.sleep(for: delay, tolerance: nil) }
-            group.addTask { await self.waitForChange(from: generation) }
-            await group.next()
-            group.cancelAll()
+        let sleeper = Task { [clock] in _ = try? await clock.sleep(for: delay, tolerance: nil) }
+        let current = shared.withLock { shared in
+            guard shared.generation == generation else { return false }
+            shared.sleeper = sleeper
+            return true
         }
+        if !current { sleeper.cancel() }
+        await withTaskCancellationHandler {
+            await sleeper.value
+        } onCancel: {
+            sleeper.cancel()
+        }
+        shared.withLock { if $0.sleeper == sleeper { $0.sleeper = nil } }
     }
 }

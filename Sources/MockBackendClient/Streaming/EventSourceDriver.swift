@@ -24,6 +24,8 @@ final class EventSourceDriver: Sendable {
         var runner: Task<Void, Never>?
         /// Counts the lifecycle changes (`suspend`, `resume`, `reconnectNow`) so far.
         var generation: UInt64 = 0
+        /// The backoff being slept.
+        var sleeper: Task<Void, Never>?
         /// The loop, while it waits for a lifecycle change.
         var waiter: CheckedContinuation<Void, Never>?
         /// What the request provider threw, when that stopped the source.
