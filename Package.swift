@@ -57,7 +57,10 @@ let package = Package(
         // The client library: event source with reconnection, authenticator, polling.
         .target(
             name: "MockBackendClient",
-            dependencies: ["MockBackendSupport", "ServerSentEvents", "MockBackendAPI"]
+            dependencies: [
+                "MockBackendSupport", "ServerSentEvents", "MockBackendAPI",
+                .product(name: "Logging", package: "swift-log"),
+            ]
         ),
         // For test suites, this package's and its users': the server in-process on 127.0.0.1:0,
         // a typed admin client, waits on the admin feed, a test clock, a WebSocket transport for

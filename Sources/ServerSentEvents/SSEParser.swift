@@ -6,6 +6,9 @@ public enum SSEParserOutput: Sendable, Equatable {
     case retry(Int)
     /// A comment line, without the colon and one leading space.
     case comment(String)
+    /// A line or an event went past the parser's `SSEParserLimits`; what it held is
+    /// dropped, and parsing goes on from the next line (or the next event).
+    case limitExceeded(SSEParserError)
 }
 
 /// An event-stream parser that follows WHATWG HTML §9.2.6 ("Interpreting an event
@@ -13,9 +16,18 @@ public enum SSEParserOutput: Sendable, Equatable {
 ///
 /// It works on bytes: lines are cut at CR and LF bytes (which never occur inside a UTF-8
 /// sequence), so a character split across chunks is decoded whole. The rules are quoted
-/// beside the code that implements them.
+/// beside the code that implements them. Memory is bounded by `limits`: a longer line or
+/// a larger event is reported as `.limitExceeded` and dropped, never buffered whole.
 public struct SSEParser: Sendable {
+    /// The bounds on one line and one event.
+    public let limits: SSEParserLimits
     private var line: [UInt8] = []
+    /// The current line went past `limits.maxLineBytes`: its bytes are skipped up to its end.
+    private var discardingLine = false
+    /// The current event lost a line or went past `limits.maxEventBytes`: its fields are
+    /// ignored up to the blank line, which then dispatches nothing.
+    private var discardingEvent = false
+    private var dataBytes = 0
     /// The previous chunk ended in CR; an LF starting this chunk belongs to it.
     private var pendingCR = false
     /// Bytes at the very start, held until they can be told apart from a BOM.
@@ -29,7 +41,8 @@ public struct SSEParser: Sendable {
     public private(set) var lastEventID = ""
 
     /// A parser whose last event ID starts as `lastEventID`: the one a client resumes with.
-    public init(lastEventID: String = "") {
+    public init(lastEventID: String = "", limits: SSEParserLimits = SSEParserLimits()) {
+        self.limits = limits
         self.lastEventID = lastEventID
         lastEventIDBuffer = lastEventID
     }
@@ -57,13 +70,17 @@ public struct SSEParser: Sendable {
     /// The stream ended. "Once the end of the file is reached, any pending data must be
     /// discarded. (If the file ends in the middle of an event, before the final empty
     /// line, the incomplete event is not dispatched.)"
+    ///
+    /// The last event ID buffer goes back to the last event ID string: an `id:` of the
+    /// incomplete event was never dispatched ("set the last event ID string ... to the
+    /// value of the last event ID buffer" happens only on dispatch), so it must not be
+    /// sent as `Last-Event-ID` nor carried onto the next connection's events.
     public mutating func reset() {
         line = []
         pendingCR = false
         startBytes = []
-        dataBuffer = ""
-        hasData = false
-        eventTypeBuffer = ""
+        discardingLine = false
+        discardEvent()
     }
 
     private mutating func scan<C: Collection>(_ bytes: C, into output: inout [SSEParserOutput])
@@ -83,18 +100,35 @@ public struct SSEParser: Sendable {
             case 0x0A:
                 processLine(into: &output)
             default:
+                guard !discardingLine else { continue }
                 line.append(byte)
+                if line.count > limits.maxLineBytes {
+                    output.append(.limitExceeded(.lineTooLong(limit: limits.maxLineBytes)))
+                    line = []
+                    discardingLine = true
+                    discardingEvent = true
+                }
             }
         }
     }
 
     private mutating func processLine(into output: inout [SSEParserOutput]) {
         defer { line.removeAll(keepingCapacity: true) }
-        // "If the line is empty (a blank line): Dispatch the event."
-        guard let first = line.first else {
-            dispatch(into: &output)
+        if discardingLine {
+            // The end of a line that went past the limit: nothing of it is kept.
+            discardingLine = false
             return
         }
+        // "If the line is empty (a blank line): Dispatch the event."
+        guard let first = line.first else {
+            if discardingEvent {
+                discardEvent()
+            } else {
+                dispatch(into: &output)
+            }
+            return
+        }
+        guard !discardingEvent else { return }
         // "If the line starts with a U+003A COLON character (:): Ignore the line."
         if first == UInt8(ascii: ":") {
             output.append(.comment(Self.decode(Self.droppingOneSpace(line.dropFirst()))))
@@ -129,6 +163,13 @@ public struct SSEParser: Sendable {
         case "data":
             // "Append the field value to the data buffer, then append a single U+000A
             // LINE FEED (LF) character to the data buffer."
+            dataBytes += value.count + 1
+            guard dataBytes <= limits.maxEventBytes else {
+                output.append(.limitExceeded(.eventTooLarge(limit: limits.maxEventBytes)))
+                dataBuffer = ""
+                discardingEvent = true
+                return
+            }
             dataBuffer += Self.decode(value)
             dataBuffer += "\n"
             hasData = true
@@ -139,7 +180,8 @@ public struct SSEParser: Sendable {
         case "retry":
             // "If the field value consists of only ASCII digits, then interpret the field
             // value as an integer in base ten, and set the event stream's reconnection
-            // time to that integer. Otherwise, ignore the field."
+            // time to that integer. Otherwise, ignore the field." More digits than an Int
+            // holds saturate at Int.max; what a client makes of that is its policy's concern.
             if !value.isEmpty, value.allSatisfy({ $0 >= 0x30 && $0 <= 0x39 }) {
                 output.append(.retry(value.count > 15 ? Int.max : Int(Self.decode(value)) ?? Int.max))
             }
@@ -159,6 +201,7 @@ public struct SSEParser: Sendable {
         // type buffer to the empty string and return."
         guard hasData else {
             eventTypeBuffer = ""
+            dataBytes = 0
             return
         }
         // "3. If the data buffer's last character is a U+000A LINE FEED (LF) character,
@@ -173,9 +216,21 @@ public struct SSEParser: Sendable {
             id: lastEventID.isEmpty ? nil : lastEventID)
         // "7. Set the data buffer and the event type buffer to the empty string."
         dataBuffer = ""
+        dataBytes = 0
         hasData = false
         eventTypeBuffer = ""
         output.append(.event(event))
+    }
+
+    /// Drops the event being read, undispatched: its buffers are emptied and the last event
+    /// ID buffer goes back to the last dispatched id.
+    private mutating func discardEvent() {
+        dataBuffer = ""
+        dataBytes = 0
+        hasData = false
+        eventTypeBuffer = ""
+        lastEventIDBuffer = lastEventID
+        discardingEvent = false
     }
 
     private static func droppingOneSpace(_ bytes: ArraySlice<UInt8>) -> ArraySlice<UInt8> {

@@ -30,16 +30,20 @@ final class Collected: Sendable {
     let ended = LockedValue(false)
 
     func follow(_ source: EventSource) {
+        // Subscribed here, before the source starts, so no state is missed; the tasks hold
+        // the streams, not the source.
+        let states = source.states
+        let events = source.events
         Task {
             do {
-                for try await event in source.events { events.withLock { $0.append(event) } }
+                for try await event in events { self.events.withLock { $0.append(event) } }
             } catch let error as EventSourceError {
                 failure.withLock { $0 = error }
             } catch {}
             ended.withLock { $0 = true }
         }
         Task {
-            for await state in source.states { states.withLock { $0.append(state) } }
+            for await state in states { self.states.withLock { $0.append(state) } }
         }
     }
 

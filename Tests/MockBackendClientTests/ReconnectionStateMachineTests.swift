@@ -55,7 +55,7 @@ struct ReconnectionStateMachineTests {
         #expect(machine.handle(.connectionFailed) == .wait(.milliseconds(200)))
     }
 
-    @Test func attemptsResetAfterASuccessfulOpen() {
+    @Test func attemptsResetOnceTheConnectionDeliversAnEvent() {
         var machine = machine()
         _ = machine.handle(.start)
         _ = machine.handle(.connectionFailed)
@@ -64,6 +64,9 @@ struct ReconnectionStateMachineTests {
         #expect(machine.attempt == 2)
         _ = machine.handle(.delayElapsed)
         _ = machine.handle(.response(status: 200, contentType: sse))
+        // Opening alone proves nothing: a server may accept and close at once.
+        #expect(machine.attempt == 2)
+        _ = machine.handle(.eventReceived)
         #expect(machine.attempt == 0)
         #expect(machine.handle(.streamEnded) == .wait(.milliseconds(100)))
     }

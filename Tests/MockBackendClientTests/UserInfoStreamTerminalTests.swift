@@ -61,9 +61,11 @@ struct UserInfoStreamTerminalTests {
                 stream.start()
                 #expect(await eventually(timeout: .seconds(5)) { drain.ended.current })
                 guard let source = stream.source else { continue }
+                // A stream of the states made now starts with the last one: the stop. A
+                // reconnection would also show in the request count below.
                 var states: [EventSourceState] = []
                 for await state in source.states { states.append(state) }
-                #expect(states == [.connecting(attempt: 0), .open, .closed(.sessionOver("Elsewhere"))])
+                #expect(states == [.closed(.sessionOver("Elsewhere"))])
                 #expect(stream.lastEventID == "9")
             }
             let requests = try await server.admin.requests.count(

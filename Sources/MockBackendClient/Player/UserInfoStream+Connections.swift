@@ -2,31 +2,15 @@ import Foundation
 import MockBackendAPI
 import ServerSentEvents
 
-/// The read loop: one event source per connection run (a suspension, a `reconnectNow()` or
-/// a re-login starts the next), each drained before the next starts, so the last event id
-/// the next one sends is exact.
+/// The read loop: one event source per session (a re-login starts the next), which
+/// reconnects, suspends and resumes on its own; each is drained before the next starts,
+/// so the last event id the next one sends is exact.
 extension UserInfoStream {
-    /// What follows the end of one event source.
-    private enum Next {
-        /// `reconnectNow()` retired it: connect again at once.
-        case connect
-        /// `suspend()` retired it: wait for `resume()` or `stop()`, at the top of the loop.
-        case waitForResume
-        /// `stop()`, or a terminal message: `messages` ends normally.
-        case finish
-        /// It ended on its own: a 403, or another reason it gave.
-        case ended
-    }
-
     func run() async {
         var postings = PostingDeduplicator()
-        var wakeups = self.wakeups.makeAsyncIterator()
         // A re-login is allowed once, and again only after a message has arrived since.
         var mayRelogin = true
-        while true {
-            // Suspended: wait for `resume()` or `stop()` (a suspension may come during a re-login).
-            while state.withLock({ $0.phase == .suspended }) { _ = await wakeups.next() }
-            guard let source = connect() else { break }
+        while let source = connect() {
             var failure: (any Error)?
             var terminal = false
             do {
@@ -41,37 +25,29 @@ extension UserInfoStream {
             } catch {
                 failure = error
             }
-            switch next(terminal: terminal) {
-            case .connect, .waitForResume:
-                continue
-            case .finish:
-                sink.finish()
-                return
-            case .ended:
-                if Self.isForbidden(failure), case .reloginOnce(let authenticator) = configuration.onForbidden,
-                    mayRelogin
-                {
-                    mayRelogin = false
-                    do {
-                        try await relogin(through: authenticator)
-                        continue
-                    } catch {
-                        failure = error
-                    }
+            if ended(terminal: terminal) { break }
+            if Self.isForbidden(failure), case .reloginOnce(let authenticator) = configuration.onForbidden, mayRelogin {
+                mayRelogin = false
+                do {
+                    try await relogin(through: authenticator)
+                    continue
+                } catch {
+                    failure = error
                 }
-                state.withLock { $0.phase = .stopped }
-                sink.finish(throwing: failure)
-                return
             }
+            state.withLock { $0.phase = .stopped }
+            sink.finish(throwing: failure)
+            return
         }
         sink.finish()
     }
 
-    /// Starts the next event source, unless the stream is no longer running. It starts
-    /// under the lock, so a `suspend()` that sees it always stops a started source.
+    /// Starts the event source of the session, unless the stream is over. It starts under
+    /// the lock, and suspended when the stream is (a `suspend()` during a re-login), so a
+    /// `suspend()` that sees it always suspends a started source.
     private func connect() -> EventSource? {
         state.withLock { state in
-            guard state.phase == .running else { return nil }
+            guard state.phase == .running || state.phase == .suspended else { return nil }
             var headers = [
                 "X-SessionId": state.sessionId, "X-Session-Type": "others", "userId": String(userId),
             ]
@@ -84,8 +60,8 @@ extension UserInfoStream {
             let url = baseURL.appendingPathComponent("v2/player/\(userId)/information/updates")
             let source = EventSource(url: url, configuration: sourceConfiguration)
             state.source = source
-            state.retired = false
             source.start()
+            if state.phase == .suspended { source.suspend() }
             return source
         }
     }
@@ -104,16 +80,12 @@ extension UserInfoStream {
         }
     }
 
-    private func next(terminal: Bool) -> Next {
+    /// Whether the stream is over now that its source ended: `stop()`, or a terminal
+    /// message; `messages` then ends normally.
+    private func ended(terminal: Bool) -> Bool {
         state.withLock { state in
-            if state.phase == .stopped { return .finish }
-            if terminal {
-                state.phase = .stopped
-                return .finish
-            }
-            guard state.retired else { return .ended }
-            state.retired = false
-            return state.phase == .suspended ? .waitForResume : .connect
+            if terminal { state.phase = .stopped }
+            return state.phase == .stopped
         }
     }
 

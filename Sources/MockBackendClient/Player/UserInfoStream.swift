@@ -14,7 +14,8 @@ import ServerSentEvents
 ///
 /// For an app going to the background and back: `suspend()` closes the connection,
 /// `resume()` reopens it from the last event id, and `reconnectNow()` does both at once
-/// (a network change, say) without waiting for a backoff.
+/// (a network change, say) without waiting for a backoff — each passed on to the
+/// `EventSource` of the current session, whose own these are.
 public final class UserInfoStream: Sendable {
     /// Where the stream is in its life.
     enum Phase: Sendable, Equatable {
@@ -22,7 +23,7 @@ public final class UserInfoStream: Sendable {
         case idle
         /// Connected, or reconnecting.
         case running
-        /// Closed by `suspend()` until `resume()`.
+        /// Closed by `suspend()` until `resume()` or `reconnectNow()`.
         case suspended
         /// Over: `stop()`, a terminal message, or an error.
         case stopped
@@ -33,10 +34,8 @@ public final class UserInfoStream: Sendable {
         var sessionId: String
         var lastEventID: String
         var exit: SessionExpirationBody?
-        /// The event source of the current connection.
+        /// The event source of the current session.
         var source: EventSource?
-        /// True when `suspend()` or `reconnectNow()` stopped `source`, rather than the stream.
-        var retired = false
     }
 
     public let baseURL: URL
@@ -46,15 +45,12 @@ public final class UserInfoStream: Sendable {
     public let messages: AsyncThrowingStream<UserInfoMessage, any Error>
     let sink: AsyncThrowingStream<UserInfoMessage, any Error>.Continuation
     let state: LockedValue<State>
-    let wakeups: AsyncStream<Void>
-    let wake: AsyncStream<Void>.Continuation
 
     public init(baseURL: URL, userId: Int, sessionId: String, configuration: UserInfoStreamConfiguration) {
         self.baseURL = baseURL
         self.userId = userId
         self.configuration = configuration
         (messages, sink) = AsyncThrowingStream.makeStream(of: UserInfoMessage.self)
-        (wakeups, wake) = AsyncStream.makeStream(of: Void.self, bufferingPolicy: .bufferingNewest(1))
         state = LockedValue(State(sessionId: sessionId, lastEventID: configuration.lastEventID ?? ""))
     }
 
@@ -85,7 +81,6 @@ public final class UserInfoStream: Sendable {
             return (state.source, state.phase == .idle)
         }
         source?.stop()
-        wake.yield()
         if neverStarted { sink.finish() }
     }
 
@@ -95,40 +90,31 @@ public final class UserInfoStream: Sendable {
         let source = state.withLock { state -> EventSource? in
             guard state.phase == .running else { return nil }
             state.phase = .suspended
-            state.retired = true
             return state.source
         }
-        source?.stop()
+        source?.suspend()
     }
 
     /// Reconnects after `suspend()`, sending the last event id seen, so what happened while
     /// suspended is replayed.
     public func resume() {
-        let resumed = state.withLock { state in
-            guard state.phase == .suspended else { return false }
+        let source = state.withLock { state -> EventSource? in
+            guard state.phase == .suspended else { return nil }
             state.phase = .running
-            return true
+            return state.source
         }
-        if resumed { wake.yield() }
+        source?.resume()
     }
 
     /// Drops the connection and opens a new one at once from the last event id, with no
     /// backoff and the attempts counted afresh; resumes a suspended stream.
     public func reconnectNow() {
-        let (source, resumed) = state.withLock { state -> (EventSource?, Bool) in
-            switch state.phase {
-            case .running:
-                state.retired = state.source != nil
-                return (state.source, false)
-            case .suspended:
-                state.phase = .running
-                return (nil, true)
-            case .idle, .stopped:
-                return (nil, false)
-            }
+        let source = state.withLock { state -> EventSource? in
+            guard state.phase == .running || state.phase == .suspended else { return nil }
+            state.phase = .running
+            return state.source
         }
-        source?.stop()
-        if resumed { wake.yield() }
+        source?.reconnectNow()
     }
 
     /// True between `suspend()` and `resume()`.
@@ -140,7 +126,7 @@ public final class UserInfoStream: Sendable {
     /// The session the stream connects with; a new one after a re-login.
     public var sessionId: String { state.withLock { $0.sessionId } }
 
-    /// The event source of the current connection; nil before `start()`.
+    /// The event source of the current session; nil before `start()`.
     public var source: EventSource? { state.withLock { $0.source } }
 
     /// The `SESSION_EXPIRATION` that ended the stream, if one did.

@@ -30,6 +30,9 @@ public struct StatusPoller<Status: Sendable>: Sendable {
     /// Transient failures in a row after which `statuses()` gives up with the last one;
     /// nil (the default) keeps trying for as long as the caller listens.
     public var maxConsecutiveFailures: Int?
+    /// Longest server `Retry-After` honoured; a longer one (or one too large to read)
+    /// counts as this, so a broken header cannot park the poller for years. Default 1 hour.
+    public var maxRetryAfter: Duration = .seconds(3600)
     private let clock: any Clock<Duration>
     private let random: @Sendable () -> Double
     private let session: URLSession
@@ -96,7 +99,7 @@ public struct StatusPoller<Status: Sendable>: Sendable {
                         continuation.finish(throwing: error)
                         return
                     }
-                    if let retryAfter { delay = max(delay, retryAfter) }
+                    if let retryAfter { delay = max(delay, min(retryAfter, maxRetryAfter)) }
                 }
                 try await clock.sleep(for: delay, tolerance: nil)
             } catch {
@@ -111,6 +114,13 @@ public struct StatusPoller<Status: Sendable>: Sendable {
         case status(Status)
         /// With the server's `Retry-After`, when it sent one in seconds.
         case failed(StatusPollingError, retryAfter: Duration?)
+    }
+
+    /// A `Retry-After` in seconds, saturating rather than failing on too many digits.
+    private static func delaySeconds(_ text: String) -> Duration? {
+        let digits = text.trimmingCharacters(in: .whitespaces)
+        guard !digits.isEmpty, digits.utf8.allSatisfy({ $0 >= 0x30 && $0 <= 0x39 }) else { return nil }
+        return .seconds(Int(digits) ?? Int.max)
     }
 
     private func read() async throws -> Reading {
@@ -141,8 +151,9 @@ public struct StatusPoller<Status: Sendable>: Sendable {
         case 404:
             return .failed(.notFound, retryAfter: nil)
         case 408, 425, 429, 500...599:
-            // RFC 9110 §10.2.3: Retry-After in seconds (an HTTP-date is ignored here).
-            let retryAfter = http.value(forHTTPHeaderField: "Retry-After").flatMap(Int.init).map(Duration.seconds)
+            // RFC 9110 §10.2.3: Retry-After in seconds (an HTTP-date is ignored here);
+            // "delay-seconds = 1*DIGIT", so more digits than an Int holds mean "very long".
+            let retryAfter = http.value(forHTTPHeaderField: "Retry-After").flatMap(Self.delaySeconds)
             return .failed(.unavailable(status: http.statusCode), retryAfter: retryAfter)
         default:
             return .failed(.httpStatus(http.statusCode), retryAfter: nil)

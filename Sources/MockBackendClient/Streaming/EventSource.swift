@@ -1,5 +1,4 @@
 import Foundation
-import MockBackendSupport
 import ServerSentEvents
 
 #if canImport(FoundationNetworking)
@@ -7,8 +6,9 @@ import FoundationNetworking
 #endif
 
 /// An event-stream client with reconnection done right: exponential backoff with jitter,
-/// the server's `retry:` honoured, `Last-Event-ID` resent, a stop on 204, 401/403 or a wrong
-/// content type, and a hand-over to a polling fallback when reconnection gives up.
+/// the server's `retry:` honoured (within bounds), `Last-Event-ID` resent, a stop on 204,
+/// 401/403 or a wrong content type, and a hand-over to a polling fallback when
+/// reconnection gives up.
 ///
 /// ```swift
 /// let source = EventSource(url: url, configuration: .init(policy: .generation))
@@ -17,163 +17,128 @@ import FoundationNetworking
 /// ```
 /// `events` ends normally when the source stops for an expected reason (204, `stop()`,
 /// polling finished) and throws `EventSourceError` when it stops on a failure.
+///
+/// Lifetime: the iteration of `events` owns the connection. Cancelling the task that
+/// iterates it stops the source: the request is cancelled and no reconnection follows.
+/// Letting go of the last reference to the source stops it too, so keep one for as long
+/// as the stream should run. The connection runs on a task that does not hold the source.
+///
+/// Requests: `init(url:)` sends `GET url` with the configuration's headers. For anything
+/// else — a POST with a body, a token fetched afresh for every reconnection — pass a
+/// `requestProvider`; it is called before every connection. The source sets `Accept`,
+/// `Cache-Control` and `Last-Event-ID` on what it returns.
+///
+/// For an app going to the background and back: `suspend()` closes the connection,
+/// `resume()` reopens it from the last event id, `reconnectNow()` drops the connection (or
+/// skips the backoff) and connects at once, the network having come back, say.
 public final class EventSource: Sendable {
-    private struct Shared {
-        var machine: ReconnectionStateMachine
-        var lastEventID: String
-        var task: URLSessionDataTask?
-        var runner: Task<Void, Never>?
-    }
-
-    public let url: URL
+    /// The URL given to `init(url:)`; nil when a request provider makes the requests.
+    public let url: URL?
     public let configuration: EventSourceConfiguration
-    /// The events, in order, across reconnections.
+    /// The events, in order, across reconnections. One consumer: cancelling its task stops
+    /// the source.
     public let events: AsyncThrowingStream<ServerSentEvent, any Error>
-    /// Every state change, in order.
-    public let states: AsyncStream<EventSourceState>
-    private let eventSink: AsyncThrowingStream<ServerSentEvent, any Error>.Continuation
-    private let stateSink: AsyncStream<EventSourceState>.Continuation
-    private let shared: LockedValue<Shared>
-    private let session: StreamingSession
-    private let clock: any Clock<Duration>
+    private let driver: EventSourceDriver
 
+    /// A source that sends `GET url` with `configuration.headers`.
+    ///
     /// - Parameters:
-    ///   - clock: what backoff delays are slept on; tests pass their own.
+    ///   - clock: what backoff delays are slept on, and how long a connection stayed open
+    ///     is measured on; tests pass their own.
     ///   - random: the jitter source, returning values in 0..<1.
-    public init(
+    public convenience init(
         url: URL, configuration: EventSourceConfiguration = EventSourceConfiguration(),
         clock: any Clock<Duration> = ContinuousClock(),
         random: @escaping @Sendable () -> Double = { Double.random(in: 0..<1) }
     ) {
+        self.init(
+            url: url, label: url.absoluteString, configuration: configuration, clock: clock, random: random,
+            requestProvider: { URLRequest(url: url) })
+    }
+
+    /// A source whose every connection sends the request `requestProvider` returns then:
+    /// fresh credentials on each reconnection, or a method and body other than GET's.
+    ///
+    /// A provider that throws stops the source: `events` throws `EventSourceError` with
+    /// `.requestFailed`, the thrown error as its `underlyingError`. Retry inside the
+    /// provider what is worth retrying.
+    ///
+    /// - Parameters:
+    ///   - clock: what backoff delays are slept on, and how long a connection stayed open
+    ///     is measured on; tests pass their own.
+    ///   - random: the jitter source, returning values in 0..<1.
+    ///   - requestProvider: makes the request of each connection.
+    public convenience init(
+        configuration: EventSourceConfiguration = EventSourceConfiguration(),
+        clock: any Clock<Duration> = ContinuousClock(),
+        random: @escaping @Sendable () -> Double = { Double.random(in: 0..<1) },
+        requestProvider: @escaping @Sendable () async throws -> URLRequest
+    ) {
+        self.init(
+            url: nil, label: "request provider", configuration: configuration, clock: clock, random: random,
+            requestProvider: requestProvider)
+    }
+
+    private init(
+        url: URL?, label: String, configuration: EventSourceConfiguration, clock: any Clock<Duration>,
+        random: @escaping @Sendable () -> Double, requestProvider: @escaping @Sendable () async throws -> URLRequest
+    ) {
         self.url = url
         self.configuration = configuration
-        self.clock = clock
-        (events, eventSink) = AsyncThrowingStream.makeStream(of: ServerSentEvent.self)
-        (states, stateSink) = AsyncStream.makeStream(of: EventSourceState.self)
-        let machine = ReconnectionStateMachine(
-            policy: configuration.policy, hasPollingFallback: configuration.pollingFallback != nil, random: random)
-        shared = LockedValue(Shared(machine: machine, lastEventID: configuration.lastEventID ?? ""))
-        session = StreamingSession(idleTimeout: configuration.idleTimeout)
+        let (events, eventSink) = AsyncThrowingStream.makeStream(of: ServerSentEvent.self)
+        self.events = events
+        let driver = EventSourceDriver(
+            label: label, configuration: configuration, clock: clock, random: random,
+            requestProvider: requestProvider, eventSink: eventSink)
+        self.driver = driver
+        eventSink.onTermination = { [weak driver] termination in
+            // The consumer's task was cancelled, or it dropped the stream: nobody reads on.
+            if case .cancelled = termination { driver?.stop(.stopped) }
+        }
     }
 
     deinit {
-        session.invalidate()
+        driver.stop(.stopped)
     }
+
+    /// Every state change from now on, starting with the state now once the source has
+    /// started. Each use gives a new stream, so any number of consumers can follow the
+    /// states; every stream finishes when the source stops.
+    public var states: AsyncStream<EventSourceState> { driver.broadcaster.subscribe() }
 
     /// The state now.
-    public var state: EventSourceState { shared.withLock { $0.machine.state } }
+    public var state: EventSourceState { driver.state }
 
-    /// The last event ID seen: what the next connection sends as `Last-Event-ID`.
-    public var lastEventID: String { shared.withLock { $0.lastEventID } }
+    /// The last event ID dispatched: what the next connection sends as `Last-Event-ID`.
+    public var lastEventID: String { driver.lastEventID }
 
-    /// Connects; does nothing if already started.
+    /// Connects; does nothing if already started or stopped.
     public func start() {
-        shared.withLock { shared in
-            guard shared.runner == nil else { return }
-            shared.runner = Task { [self] in await run() }
-        }
+        driver.start()
     }
 
-    /// Stops for good: no further reconnection.
+    /// Stops for good: the request is cancelled and no reconnection follows.
     public func stop(_ reason: EventSourceStopReason = .stopped) {
-        let action = apply(.stop(reason))
-        let (task, runner) = shared.withLock { ($0.task, $0.runner) }
-        task?.cancel()
-        runner?.cancel()
-        if case .stop(let reason) = action { finish(reason) }
+        driver.stop(reason)
     }
 
-    private func run() async {
-        var action = apply(.start)
-        var parser = SSEParser(lastEventID: lastEventID)
-        while true {
-            switch action {
-            case .connect:
-                action = await connectOnce(parser: &parser)
-            case .wait(let delay):
-                do {
-                    try await clock.sleep(for: delay, tolerance: nil)
-                } catch {
-                    return
-                }
-                action = apply(.delayElapsed)
-            case .startPolling:
-                await configuration.pollingFallback?(lastEventID)
-                action = apply(.pollingFinished)
-            case .stop(let reason):
-                finish(reason)
-                return
-            case .none:
-                // Only a stop from outside leaves the loop with nothing to do.
-                return
-            }
-            if Task.isCancelled { return }
-        }
+    /// Closes the connection, or ends the backoff, and stays closed (`.suspended`) until
+    /// `resume()` or `reconnectNow()`: for an app going to the background. Does nothing
+    /// before `start()`, after a stop, or while the polling fallback runs.
+    public func suspend() {
+        driver.suspend()
     }
 
-    /// One connection, read until it ends; returns what to do next.
-    private func connectOnce(parser: inout SSEParser) async -> ReconnectionStateMachine.Action {
-        var request = URLRequest(url: url)
-        request.setValue("text/event-stream", forHTTPHeaderField: "Accept")
-        request.setValue("no-cache", forHTTPHeaderField: "Cache-Control")
-        for (name, value) in configuration.headers { request.setValue(value, forHTTPHeaderField: name) }
-        let lastEventID = lastEventID
-        if !lastEventID.isEmpty { request.setValue(lastEventID, forHTTPHeaderField: "Last-Event-ID") }
-        guard let (task, transport) = session.start(request) else { return apply(.stop(.stopped)) }
-        shared.withLock { $0.task = task }
-        defer { shared.withLock { $0.task = nil } }
-        parser.reset()
-        var opened = false
-        for await event in transport {
-            switch event {
-            case .response(let status, let contentType):
-                let action = apply(.response(status: status, contentType: contentType))
-                guard action == .none else {
-                    task.cancel()
-                    return action
-                }
-                opened = true
-            case .data(let data):
-                for output in parser.feed(data) {
-                    switch output {
-                    case .event(let event):
-                        eventSink.yield(event)
-                        if let reason = configuration.stopWhen?(event) {
-                            task.cancel()
-                            return apply(.stop(reason))
-                        }
-                    case .retry(let milliseconds): _ = apply(.retryAdvertised(milliseconds: milliseconds))
-                    case .comment: break
-                    }
-                }
-                let seen = parser.lastEventID
-                shared.withLock { $0.lastEventID = seen }
-            case .completed(let failed):
-                return apply(opened && !failed ? .streamEnded : .connectionFailed)
-            }
-        }
-        return apply(.connectionFailed)
+    /// Reconnects after `suspend()` at once, sending the last event id dispatched, so what
+    /// happened meanwhile is replayed; the attempts count from zero again.
+    public func resume() {
+        driver.resume()
     }
 
-    /// Feeds the state machine and publishes a state change.
-    private func apply(_ input: ReconnectionStateMachine.Input) -> ReconnectionStateMachine.Action {
-        let (action, before, after) = shared.withLock { shared in
-            let before = shared.machine.state
-            let action = shared.machine.handle(input)
-            return (action, before, shared.machine.state)
-        }
-        if before != after || input == .start { stateSink.yield(after) }
-        return action
-    }
-
-    private func finish(_ reason: EventSourceStopReason) {
-        switch reason {
-        case .noContent, .stopped, .pollingFinished, .sessionOver:
-            eventSink.finish()
-        case .unauthorized, .wrongContentType, .httpStatus, .retriesExhausted:
-            eventSink.finish(throwing: EventSourceError(reason: reason))
-        }
-        stateSink.finish()
-        session.invalidate()
+    /// Drops the connection, or skips the backoff being waited out, and connects at once
+    /// from the last event id, the attempts counted from zero again; resumes a suspended
+    /// source. Does nothing before `start()`, after a stop, or while polling.
+    public func reconnectNow() {
+        driver.reconnectNow()
     }
 }

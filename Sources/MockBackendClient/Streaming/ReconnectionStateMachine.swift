@@ -1,8 +1,13 @@
 import Foundation
 
 /// The reconnection logic of an event source, with no I/O, clock or randomness of its
-/// own: it takes what happened and returns what to do. The random source is injected, so
-/// tests get exact delays.
+/// own: it takes what happened and returns what to do. The clock and the random source are
+/// injected, so tests get exact delays and decide how long a connection stayed open.
+///
+/// The attempt count starts again only once a connection has proved itself: it delivered
+/// an event, or stayed open for the policy's `backoffResetThreshold`. A server that
+/// accepts and closes at once therefore meets a growing backoff and, in the end, the
+/// polling fallback — not a reconnection loop at the initial delay.
 public struct ReconnectionStateMachine: Sendable {
     /// What happened to the connection.
     public enum Input: Sendable, Equatable {
@@ -12,6 +17,8 @@ public struct ReconnectionStateMachine: Sendable {
         case response(status: Int, contentType: String?)
         /// The server sent `retry:` with this many milliseconds.
         case retryAdvertised(milliseconds: Int)
+        /// The open stream delivered an event: the connection works.
+        case eventReceived
         /// The connection failed before or after opening (network error, reset, timeout).
         case connectionFailed
         /// The body ended cleanly after the stream was open.
@@ -22,6 +29,15 @@ public struct ReconnectionStateMachine: Sendable {
         case pollingFinished
         /// The caller asked to stop.
         case stop(EventSourceStopReason)
+        /// The caller asked to close the connection until `resume`.
+        case suspend
+        /// The caller asked to reconnect after `suspend`.
+        case resume
+        /// The caller asked to drop the connection, or skip the backoff, and connect at once.
+        case reconnectNow
+        /// What the driver was doing (connecting, reading, backing off) was cut short by
+        /// `suspend`, `resume` or `reconnectNow`.
+        case interrupted
     }
 
     /// What the driver must do next.
@@ -30,6 +46,8 @@ public struct ReconnectionStateMachine: Sendable {
         case wait(Duration)
         case startPolling
         case stop(EventSourceStopReason)
+        /// Suspended: wait until `resume` or `reconnectNow`, with no connection.
+        case waitForResume
         /// Keep reading the open stream.
         case none
     }
@@ -37,19 +55,34 @@ public struct ReconnectionStateMachine: Sendable {
     public let policy: ReconnectionPolicy
     public let hasPollingFallback: Bool
     private let random: @Sendable () -> Double
-    /// Reconnection attempts since the last successful open.
-    public private(set) var attempt = 0
-    /// The server's last `retry:`.
+    /// The time since the machine was made, on the injected clock.
+    private let elapsed: @Sendable () -> Duration
+    /// When the current connection opened, as `elapsed()`; nil while none is open.
+    var openedAt: Duration?
+    /// Reconnection attempts since the last connection that delivered an event or stayed
+    /// open for `backoffResetThreshold`.
+    public internal(set) var attempt = 0
+    /// The server's last `retry:`, held to the policy's `maxServerRetry`.
     public private(set) var serverRetry: Duration?
-    public private(set) var state: EventSourceState = .closed(.stopped)
-    private var started = false
+    public internal(set) var state: EventSourceState = .closed(.stopped)
+    private(set) var started = false
 
+    /// - Parameters:
+    ///   - clock: tells how long a connection stayed open.
+    ///   - random: the jitter source, returning values in 0..<1.
     public init(
-        policy: ReconnectionPolicy, hasPollingFallback: Bool, random: @escaping @Sendable () -> Double
+        policy: ReconnectionPolicy, hasPollingFallback: Bool, clock: any Clock<Duration> = ContinuousClock(),
+        random: @escaping @Sendable () -> Double
     ) {
         self.policy = policy
         self.hasPollingFallback = hasPollingFallback
         self.random = random
+        self.elapsed = Self.stopwatch(clock)
+    }
+
+    private static func stopwatch<C: Clock>(_ clock: C) -> @Sendable () -> Duration where C.Duration == Duration {
+        let start = clock.now
+        return { start.duration(to: clock.now) }
     }
 
     public var isStopped: Bool {
@@ -59,6 +92,7 @@ public struct ReconnectionStateMachine: Sendable {
 
     public mutating func handle(_ input: Input) -> Action {
         if isStopped { return .none }
+        if state == .suspended, Self.comesFromTheConnection(input) { return .waitForResume }
         switch input {
         case .start:
             guard !started else { return .none }
@@ -68,9 +102,13 @@ public struct ReconnectionStateMachine: Sendable {
         case .response(let status, let contentType):
             return handleResponse(status: status, contentType: contentType)
         case .retryAdvertised(let milliseconds):
-            serverRetry = .milliseconds(milliseconds)
+            serverRetry = policy.serverRetry(milliseconds: milliseconds)
+            return .none
+        case .eventReceived:
+            if state == .open { attempt = 0 }
             return .none
         case .connectionFailed, .streamEnded:
+            if let openedAt, elapsed() - openedAt >= policy.backoffResetThreshold { attempt = 0 }
             return scheduleReconnect()
         case .delayElapsed:
             guard case .backingOff(_, let attempt) = state else { return .none }
@@ -80,6 +118,8 @@ public struct ReconnectionStateMachine: Sendable {
             return stop(.pollingFinished)
         case .stop(let reason):
             return stop(reason)
+        case .suspend, .resume, .reconnectNow, .interrupted:
+            return handleLifecycle(input)
         }
     }
 
@@ -88,7 +128,7 @@ public struct ReconnectionStateMachine: Sendable {
         case 200:
             let mediaType = contentType?.split(separator: ";").first?.trimmingCharacters(in: .whitespaces).lowercased()
             guard mediaType == "text/event-stream" else { return stop(.wrongContentType(contentType)) }
-            attempt = 0
+            openedAt = elapsed()
             state = .open
             return .none
         case 204:
@@ -103,7 +143,8 @@ public struct ReconnectionStateMachine: Sendable {
     }
 
     private mutating func scheduleReconnect() -> Action {
-        attempt += 1
+        openedAt = nil
+        if attempt < Int.max { attempt += 1 }
         guard attempt <= policy.maxAttempts else {
             if hasPollingFallback {
                 state = .polling
@@ -116,7 +157,8 @@ public struct ReconnectionStateMachine: Sendable {
         return .wait(delay)
     }
 
-    private mutating func stop(_ reason: EventSourceStopReason) -> Action {
+    mutating func stop(_ reason: EventSourceStopReason) -> Action {
+        openedAt = nil
         state = .closed(reason)
         return .stop(reason)
     }

@@ -19,10 +19,21 @@ final class StreamingSession: NSObject, URLSessionDataDelegate, @unchecked Senda
     private let lock = NSLock()
     private var continuations: [Int: AsyncStream<TransportEvent>.Continuation] = [:]
     private var session: URLSession?
+    private let challengeHandler: AuthenticationChallengeHandler?
 
-    init(idleTimeout: Duration) {
+    /// - Parameters:
+    ///   - configuration: the app's own session configuration (TLS settings, proxies,
+    ///     extra headers); an ephemeral one without it. Either way the idle timeout is
+    ///     applied, and caching is turned off.
+    ///   - challengeHandler: answers the session's authentication challenges; without
+    ///     one the system's default handling applies.
+    init(
+        idleTimeout: Duration, configuration: URLSessionConfiguration? = nil,
+        challengeHandler: AuthenticationChallengeHandler? = nil
+    ) {
+        self.challengeHandler = challengeHandler
         super.init()
-        let configuration = URLSessionConfiguration.ephemeral
+        let configuration = configuration ?? URLSessionConfiguration.ephemeral
         configuration.timeoutIntervalForRequest = idleTimeout.seconds
         configuration.timeoutIntervalForResource = 7 * 24 * 3600
         configuration.requestCachePolicy = .reloadIgnoringLocalCacheData
@@ -68,6 +79,15 @@ final class StreamingSession: NSObject, URLSessionDataDelegate, @unchecked Senda
 
     func urlSession(_ session: URLSession, dataTask: URLSessionDataTask, didReceive data: Data) {
         continuation(for: dataTask)?.yield(.data(data))
+    }
+
+    func urlSession(
+        _ session: URLSession, didReceive challenge: URLAuthenticationChallenge,
+        completionHandler: @escaping (URLSession.AuthChallengeDisposition, URLCredential?) -> Void
+    ) {
+        guard let challengeHandler else { return completionHandler(.performDefaultHandling, nil) }
+        let (disposition, credential) = challengeHandler(challenge)
+        completionHandler(disposition, credential)
     }
 
     func urlSession(_ session: URLSession, task: URLSessionTask, didCompleteWithError error: (any Error)?) {

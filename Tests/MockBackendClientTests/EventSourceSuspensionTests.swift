@@ -1,0 +1,133 @@
+import Foundation
+import MockBackend
+import MockBackendClient
+import MockBackendSupport
+import MockBackendTesting
+import ServerSentEvents
+import Testing
+
+@Suite("EventSource suspend, resume and reconnectNow against the server")
+struct EventSourceSuspensionTests {
+    private func subscribers(_ server: RunningServer, _ name: String) -> Int {
+        server.app.streams.existingStream(named: name)?.snapshot.subscribers.count ?? 0
+    }
+
+    @Test func suspendClosesTheConnectionAndResumeReplaysWhatWasMissed() async throws {
+        try await withRunningServer { server in
+            let source = EventSource(
+                url: server.baseURL.appendingPathComponent("sse/channels/background"),
+                configuration: .init(policy: ReconnectionPolicy(initialDelay: .milliseconds(20), jitter: 0)))
+            let collected = Collected()
+            collected.follow(source)
+            source.start()
+            #expect(await eventually { subscribers(server, "channels/background") == 1 })
+            _ = try await adminPush(server, stream: "channels/background", #"{"data":"one"}"#)
+            #expect(await eventually { collected.data == ["one"] })
+            source.suspend()
+            #expect(source.state == .suspended)
+            #expect(await eventually { subscribers(server, "channels/background") == 0 })
+            _ = try await adminPush(server, stream: "channels/background", #"{"data":"two"}"#)
+            _ = try await adminPush(server, stream: "channels/background", #"{"data":"three"}"#)
+            // Suspended means no reconnection, however long it lasts.
+            try await Task.sleep(for: .milliseconds(300))
+            #expect(subscribers(server, "channels/background") == 0)
+            #expect(source.state == .suspended)
+            source.resume()
+            #expect(await eventually { collected.data == ["one", "two", "three"] })
+            let connections = server.app.streams.journal.snapshots(stream: "channels/background")
+            #expect(connections.map(\.lastEventId) == [nil, "1"])
+            #expect(collected.states.current.contains(.suspended))
+            #expect(collected.states.current.last == .open)
+            source.stop()
+            #expect(await eventually { collected.ended.current })
+            #expect(collected.failure.current == nil)
+        }
+    }
+
+    @Test func reconnectNowSkipsAPendingBackoff() async throws {
+        try await withRunningServer { server in
+            let clock = TestClock()
+            let source = EventSource(
+                url: server.baseURL.appendingPathComponent("sse/channels/network"),
+                configuration: .init(policy: ReconnectionPolicy(initialDelay: .seconds(30), jitter: 0)),
+                clock: clock, random: { 0 })
+            let collected = Collected()
+            collected.follow(source)
+            source.start()
+            #expect(await eventually { subscribers(server, "channels/network") == 1 })
+            _ = try await adminPush(server, stream: "channels/network", #"{"data":"one"}"#)
+            #expect(await eventually { collected.data == ["one"] })
+            try await server.admin.streams.disconnect("channels/network")
+            #expect(await clock.sleepers(atLeast: 1))
+            #expect(source.state == .backingOff(delay: .seconds(30), attempt: 1))
+            _ = try await adminPush(server, stream: "channels/network", #"{"data":"two"}"#)
+            source.reconnectNow()
+            #expect(await eventually { collected.data == ["one", "two"] })
+            #expect(source.state == .open)
+            // The clock never moved: no backoff was waited out, and the sleep was left.
+            #expect(clock.now == TestClock.Instant(offset: .zero))
+            #expect(await eventually { clock.sleeperCount == 0 })
+            let connections = server.app.streams.journal.snapshots(stream: "channels/network")
+            #expect(connections.map(\.lastEventId) == [nil, "1"])
+            source.stop()
+        }
+    }
+
+    @Test func aSuspensionDuringABackoffHoldsUntilResume() async throws {
+        try await withRunningServer { server in
+            let clock = TestClock()
+            let source = EventSource(
+                url: server.baseURL.appendingPathComponent("sse/channels/held"),
+                configuration: .init(policy: ReconnectionPolicy(initialDelay: .seconds(5), jitter: 0)),
+                clock: clock, random: { 0 })
+            source.start()
+            #expect(await eventually { subscribers(server, "channels/held") == 1 })
+            try await server.admin.streams.disconnect("channels/held")
+            #expect(await clock.sleepers(atLeast: 1))
+            source.suspend()
+            #expect(source.state == .suspended)
+            #expect(await eventually { clock.sleeperCount == 0 })
+            // The backoff's end comes and goes: still suspended.
+            clock.advance(by: .seconds(60))
+            try await Task.sleep(for: .milliseconds(200))
+            #expect(source.state == .suspended)
+            #expect(server.app.streams.journal.snapshots(stream: "channels/held").count == 1)
+            source.resume()
+            #expect(await eventually { source.state == .open })
+            #expect(server.app.streams.journal.snapshots(stream: "channels/held").count == 2)
+            source.stop()
+        }
+    }
+
+    @Test func reconnectNowReplacesAnOpenConnection() async throws {
+        try await withRunningServer { server in
+            let source = EventSource(
+                url: server.baseURL.appendingPathComponent("sse/channels/replaced"),
+                configuration: .init(policy: ReconnectionPolicy(initialDelay: .seconds(30), jitter: 0)))
+            source.start()
+            #expect(await eventually { subscribers(server, "channels/replaced") == 1 })
+            source.reconnectNow()
+            #expect(await eventually { server.app.streams.journal.snapshots(stream: "channels/replaced").count == 2 })
+            #expect(await eventually { subscribers(server, "channels/replaced") == 1 })
+            #expect(await eventually { source.state == .open })
+            source.stop()
+        }
+    }
+
+    /// `start()` starts the machine in the caller's task, so a suspension right after it
+    /// holds: the app's first connection waits for `resume()`.
+    @Test func aSuspensionRightAfterStartHoldsTheFirstConnection() async throws {
+        try await withRunningServer { server in
+            let source = EventSource(url: server.baseURL.appendingPathComponent("sse/channels/early"))
+            source.start()
+            source.suspend()
+            #expect(source.state == .suspended)
+            try await Task.sleep(for: .milliseconds(200))
+            #expect(server.app.streams.journal.snapshots(stream: "channels/early").isEmpty)
+            source.resume()
+            #expect(await eventually { source.state == .open })
+            #expect(server.app.streams.journal.snapshots(stream: "channels/early").count == 1)
+            source.stop()
+        }
+    }
+}
