@@ -150,7 +150,7 @@ public final class RawHTTPClient {
     }
 
     /// Reads until `buffer` contains `text` or the deadline passes.
-    public func receive(untilContains text: String, timeout: Duration = .seconds(5)) async throws {
+    public func receive(untilContains text: String, timeout: Duration = .seconds(20)) async throws {
         let needle = Array(text.utf8)
         let deadline = ContinuousClock.now + TestTiming.scaled(timeout)
         while Self.find(needle, in: buffer) == nil {
@@ -167,7 +167,7 @@ public final class RawHTTPClient {
     }
 
     /// Reads one whole response. `forHEAD` says the body is absent whatever the headers say.
-    public func readResponse(timeout: Duration = .seconds(5), forHEAD: Bool = false) async throws -> RawResponse {
+    public func readResponse(timeout: Duration = .seconds(20), forHEAD: Bool = false) async throws -> RawResponse {
         let deadline = ContinuousClock.now + TestTiming.scaled(timeout)
         func fill() async throws {
             let left = deadline - .now
@@ -230,7 +230,7 @@ public final class RawHTTPClient {
     }
 
     /// Waits for the server to end the connection and tells how it did.
-    public func waitForClose(timeout: Duration = .seconds(5)) async -> RawCloseOutcome {
+    public func waitForClose(timeout: Duration = .seconds(20)) async -> RawCloseOutcome {
         let deadline = ContinuousClock.now + TestTiming.scaled(timeout)
         while true {
             let left = deadline - .now

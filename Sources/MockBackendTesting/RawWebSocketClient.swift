@@ -135,7 +135,7 @@ public final class RawWebSocketClient {
     }
 
     /// Reads the next frame the server sends.
-    public func readFrame(timeout: Duration = .seconds(5)) async throws -> RawWebSocketFrame {
+    public func readFrame(timeout: Duration = .seconds(20)) async throws -> RawWebSocketFrame {
         let deadline = ContinuousClock.now + TestTiming.scaled(timeout)
         while true {
             pending += connection.takeBuffer()
@@ -151,7 +151,7 @@ public final class RawWebSocketClient {
     }
 
     /// Reads frames until one that is not a ping (the server's own pings are skipped).
-    public func readFrameSkippingPings(timeout: Duration = .seconds(5)) async throws -> RawWebSocketFrame {
+    public func readFrameSkippingPings(timeout: Duration = .seconds(20)) async throws -> RawWebSocketFrame {
         while true {
             let frame = try await readFrame(timeout: timeout)
             if frame.opcode != 9 { return frame }
@@ -160,7 +160,7 @@ public final class RawWebSocketClient {
 
     /// Whether the server sends nothing more: reads until it closes and returns how, with
     /// any frames that came first.
-    public func readUntilClosed(timeout: Duration = .seconds(5)) async -> (
+    public func readUntilClosed(timeout: Duration = .seconds(20)) async -> (
         frames: [RawWebSocketFrame], end: RawCloseOutcome
     ) {
         let end = await connection.waitForClose(timeout: timeout)

@@ -28,7 +28,7 @@ public enum TestTiming {
 /// Polling is the fallback: where the server announces what a test waits for, waiting on
 /// the admin feed (`AdminClient.Events`) suspends until it happens instead.
 public func eventually(
-    timeout: Duration = .seconds(10), _ condition: () throws -> Bool
+    timeout: Duration = .seconds(30), _ condition: () throws -> Bool
 ) async rethrows -> Bool {
     let deadline = ContinuousClock.now + TestTiming.scaled(timeout)
     while ContinuousClock.now < deadline {
@@ -41,7 +41,7 @@ public func eventually(
 /// `eventually` for a condition that must await, such as a call to the admin API: polls it
 /// every `interval` until it holds or `timeout` passes. Returns the last result.
 public func eventually(
-    timeout: Duration = .seconds(10), interval: Duration = .milliseconds(20),
+    timeout: Duration = .seconds(30), interval: Duration = .milliseconds(20),
     _ condition: () async throws -> Bool
 ) async rethrows -> Bool {
     let deadline = ContinuousClock.now + TestTiming.scaled(timeout)

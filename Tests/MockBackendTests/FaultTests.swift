@@ -93,7 +93,7 @@ struct FaultTests {
             )
             let client = try await openChannel(server, "drop")
             for index in 1...3 { publish(server, "drop", "e\(index)") }
-            let outcome = await client.waitForClose(timeout: .seconds(3))
+            let outcome = await client.waitForClose(timeout: .seconds(10))
             #expect(outcome == (reset ? .reset : .fin))
             if !reset { #expect(eventsIn(client.streamedBody) == ["e1", "e2"]) }
         }
@@ -207,7 +207,7 @@ struct FaultTests {
         var configuration = MockBackendConfiguration.forTesting()
         configuration.heartbeatInterval = .milliseconds(50)
         try await withRunningServer(configuration) { server in
-            let window = 4000 * TestTiming.scale
+            let window = 8000 * TestTiming.scale
             try await addFault(
                 server, #"{"match":{"path":"/sse/channels/mute"},"fault":{"kind":"mute","ms":\#(window)}}"#)
             let client = try await openChannel(server, "mute")
