@@ -8,17 +8,24 @@ import Testing
 struct UserInfoStreamForbiddenTests {
     private let path = "/v2/player/7000001/information/updates"
 
+    /// A stream of a fresh login whose 403s renew the session once, started and connected.
+    private func startReloginStream(
+        _ server: RunningServer
+    ) async throws -> (PlayerAuthenticator, stale: String, UserInfoStream, UserInfoDrain) {
+        let authenticator = PlayerAuthenticator(baseURL: server.baseURL, username: "demo", password: "demo1234")
+        let stale = try await authenticator.sessionId()
+        let stream = UserInfoStream(
+            baseURL: server.baseURL, userId: 7_000_001, sessionId: stale,
+            configuration: UserInfoStreamConfiguration(policy: quickPolicy, onForbidden: .reloginOnce(authenticator)))
+        let drain = UserInfoDrain(stream)
+        stream.start()
+        #expect(await userInfoSubscribers(server, 1))
+        return (authenticator, stale, stream, drain)
+    }
+
     @Test func aForbiddenResumeRenewsTheSessionOnceAndGoesOn() async throws {
         try await withRunningServer { server in
-            let authenticator = PlayerAuthenticator(baseURL: server.baseURL, username: "demo", password: "demo1234")
-            let stale = try await authenticator.sessionId()
-            let stream = UserInfoStream(
-                baseURL: server.baseURL, userId: 7_000_001, sessionId: stale,
-                configuration: UserInfoStreamConfiguration(
-                    policy: quickPolicy, onForbidden: .reloginOnce(authenticator)))
-            let drain = UserInfoDrain(stream)
-            stream.start()
-            #expect(await userInfoSubscribers(server, 1))
+            let (authenticator, stale, stream, drain) = try await startReloginStream(server)
             try await server.admin.users.postBalance(userId: 7_000_001, amount: -3)
             #expect(await eventually { drain.amounts == [-3] })
 
@@ -44,15 +51,7 @@ struct UserInfoStreamForbiddenTests {
     /// stream with its error, never a loop of 403s.
     @Test func staleCredentialsEndTheStreamAfterOneLogin() async throws {
         try await withRunningServer { server in
-            let authenticator = PlayerAuthenticator(baseURL: server.baseURL, username: "demo", password: "demo1234")
-            let stale = try await authenticator.sessionId()
-            let stream = UserInfoStream(
-                baseURL: server.baseURL, userId: 7_000_001, sessionId: stale,
-                configuration: UserInfoStreamConfiguration(
-                    policy: quickPolicy, onForbidden: .reloginOnce(authenticator)))
-            let drain = UserInfoDrain(stream)
-            stream.start()
-            #expect(await userInfoSubscribers(server, 1))
+            let (authenticator, stale, stream, drain) = try await startReloginStream(server)
             stream.suspend()
             #expect(await userInfoSubscribers(server, 0))
             try await server.admin.users.update(7_000_001, UserChanges(password: "changed-elsewhere"))
