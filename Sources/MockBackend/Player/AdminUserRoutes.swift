@@ -32,7 +32,7 @@ struct AdminUserRoutes {
         }
         admin.add("PATCH", "/users/{userId}") { request in
             let userId = try Self.userId(request, player)
-            let patch = try UserPatch.decode(from: request)
+            let patch = try UserChanges.decode(from: request)
             return try .json(try patch.apply(to: userId, in: player.accounts))
         }
         admin.delete("/users/{userId}") { request in

@@ -1,3 +1,4 @@
+import MockBackendAPI
 import MockBackendHTTP
 import ServerSentEvents
 
@@ -5,48 +6,6 @@ import ServerSentEvents
 /// push an event into a live stream, drop its connections.
 struct AdminStreamRoutes {
     let streams: EventStreamRegistry
-
-    /// `POST /__admin/streams/{stream}/events`.
-    struct PushRequest: Decodable {
-        var event: String?
-        var data: JSONValue?
-        var id: String?
-        var retry: Int?
-        var connection: UInt64?
-        /// Publish the event this many times (each with its own id): a flood on demand.
-        var count: Int?
-    }
-
-    struct PushResult: Encodable {
-        var stream: String
-        var id: String?
-        var delivered: Int
-    }
-
-    /// `POST /__admin/streams/{stream}/disconnect`: FIN without the end of the body by
-    /// default, RST with `reset`, the end of the body with `graceful`.
-    struct DisconnectRequest: Decodable {
-        var connection: UInt64?
-        var reset: Bool?
-        var graceful: Bool?
-
-        func mode() throws -> DisconnectMode {
-            switch (reset ?? false, graceful ?? false) {
-            case (true, true):
-                throw ProblemDetails.badRequest(
-                    "Fields 'reset' and 'graceful' cannot both be true: a graceful end sends the end of the body, a reset sends RST.",
-                    code: "INVALID_BODY")
-            case (true, false): return .reset
-            case (false, true): return .graceful
-            case (false, false): return .broken
-            }
-        }
-    }
-
-    struct DisconnectResult: Encodable {
-        var stream: String
-        var disconnected: Int
-    }
 
     func register(on admin: inout RouterGroup) {
         let streams = streams
@@ -56,7 +15,7 @@ struct AdminStreamRoutes {
         }
         admin.post("/streams/{stream...}/events") { request in
             let name = request.pathParameters["stream"] ?? ""
-            let push = try RequestBody.decode(PushRequest.self, from: request)
+            let push = try RequestBody.decode(StreamPushRequest.self, from: request)
             let stream = try Self.stream(named: name, in: streams)
             try Self.validate(push)
             if let flood = try Self.flood(push, into: stream, patience: streams.floodPatience) { return flood }
@@ -64,10 +23,10 @@ struct AdminStreamRoutes {
         }
         admin.post("/streams/{stream...}/disconnect") { request in
             let name = request.pathParameters["stream"] ?? ""
-            let options = try RequestBody.decode(DisconnectRequest.self, from: request)
+            let options = try RequestBody.decode(StreamDisconnectRequest.self, from: request)
             let stream = try Self.stream(named: name, in: streams)
             let count = stream.disconnect(connection: options.connection, mode: try options.mode())
-            return try .json(DisconnectResult(stream: name, disconnected: count))
+            return try .json(StreamDisconnect(stream: name, disconnected: count))
         }
     }
 
@@ -88,7 +47,7 @@ struct AdminStreamRoutes {
     /// answer's head goes out at once and its JSON body once the last copy is logged and
     /// written to the subscribers; the flood stops early if this request's connection
     /// closes. Nil for any other push (a bare `retry` ignores `count`, as before).
-    private static func flood(_ push: PushRequest, into stream: EventStream, patience: Duration) throws
+    private static func flood(_ push: StreamPushRequest, into stream: EventStream, patience: Duration) throws
         -> HTTPResponse?
     {
         guard let count = push.count, count > 1, let data = push.data else { return nil }
@@ -98,7 +57,7 @@ struct AdminStreamRoutes {
                 stream: stream, event: event, count: count, retry: push.retry, patience: patience,
                 isCancelled: { writer.isClosed }
             ) { last in
-                let result = PushResult(stream: stream.name, id: last?.wireID, delivered: stream.subscriberCount)
+                let result = StreamPush(stream: stream.name, id: last?.wireID, delivered: stream.subscriberCount)
                 if let body = try? JSONCoding.encoder.encode(result) { writer.write(Array(body)) }
                 writer.finish()
             }
@@ -107,14 +66,14 @@ struct AdminStreamRoutes {
     }
 
     /// Any push but a flood (`flood` takes those first).
-    private static func push(_ push: PushRequest, into stream: EventStream) throws -> PushResult {
+    private static func push(_ push: StreamPushRequest, into stream: EventStream) throws -> StreamPush {
         guard let data = push.data else {
             guard let retry = push.retry else {
                 throw ProblemDetails.badRequest(
                     "Field 'data' is required unless 'retry' is given.", code: "INVALID_BODY")
             }
             let count = stream.advertiseRetry(retry, toConnection: push.connection)
-            return PushResult(stream: stream.name, id: nil, delivered: count)
+            return StreamPush(stream: stream.name, id: nil, delivered: count)
         }
         let event = ServerSentEvent(type: push.event, data: data.text, id: push.id)
         if let connection = push.connection {
@@ -123,14 +82,14 @@ struct AdminStreamRoutes {
                     status: 404, code: "CONNECTION_NOT_FOUND",
                     detail: "No subscriber of '\(stream.name)' on connection \(connection).")
             }
-            return PushResult(stream: stream.name, id: push.id, delivered: 1)
+            return StreamPush(stream: stream.name, id: push.id, delivered: 1)
         }
         let logged = stream.publish(event, retry: push.retry)
-        return PushResult(stream: stream.name, id: logged.wireID, delivered: stream.subscriberCount)
+        return StreamPush(stream: stream.name, id: logged.wireID, delivered: stream.subscriberCount)
     }
 
     /// Checks every field whatever the request does, so a bad field is never ignored.
-    private static func validate(_ push: PushRequest) throws {
+    private static func validate(_ push: StreamPushRequest) throws {
         if let retry = push.retry { try validate(retry: retry) }
         if let event = push.event, event.isEmpty || event.contains(where: \.isNewline) {
             throw ProblemDetails.badRequest("Field 'event' must be a non-empty single line.", code: "INVALID_BODY")
@@ -149,6 +108,21 @@ struct AdminStreamRoutes {
         guard retry >= 0 else {
             throw ProblemDetails.badRequest(
                 "Field 'retry' must be a number of milliseconds, 0 or more.", code: "INVALID_BODY")
+        }
+    }
+}
+
+extension StreamDisconnectRequest {
+    /// How the connections end; `reset` and `graceful` together are refused.
+    func mode() throws -> DisconnectMode {
+        switch (reset ?? false, graceful ?? false) {
+        case (true, true):
+            throw ProblemDetails.badRequest(
+                "Fields 'reset' and 'graceful' cannot both be true: a graceful end sends the end of the body, a reset sends RST.",
+                code: "INVALID_BODY")
+        case (true, false): return .reset
+        case (false, true): return .graceful
+        case (false, false): return .broken
         }
     }
 }

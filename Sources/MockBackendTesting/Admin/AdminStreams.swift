@@ -1,5 +1,6 @@
 import Foundation
 import MockBackend
+import MockBackendAPI
 
 extension AdminClient {
     /// `/__admin/streams`: every event stream (job streams, user-info streams, channels,
@@ -19,7 +20,8 @@ extension AdminClient {
         ) async throws -> StreamPush {
             try await http.call(
                 "POST", "/__admin/streams/\(Self.path(stream))/events",
-                json: PushRequest(event: event, data: data, id: id, retry: retry, connection: connection, count: count))
+                json: StreamPushRequest(
+                    event: event, data: data, id: id, retry: retry, connection: connection, count: count))
         }
 
         /// `POST /__admin/streams/{stream}/disconnect`: ends the stream's connections (or
@@ -29,9 +31,9 @@ extension AdminClient {
         public func disconnect(_ stream: String, mode: DisconnectMode = .broken, connection: UInt64? = nil)
             async throws -> Int
         {
-            let answer: DisconnectAnswer = try await http.call(
+            let answer: StreamDisconnect = try await http.call(
                 "POST", "/__admin/streams/\(Self.path(stream))/disconnect",
-                json: DisconnectRequest(
+                json: StreamDisconnectRequest(
                     connection: connection, reset: mode == .reset ? true : nil, graceful: mode == .graceful ? true : nil
                 ))
             return answer.disconnected
@@ -57,31 +59,4 @@ extension AdminClient {
                 .joined(separator: "/")
         }
     }
-
-    struct PushRequest: Encodable {
-        var event: String?
-        var data: JSONValue?
-        var id: String?
-        var retry: Int?
-        var connection: UInt64?
-        var count: Int?
-    }
-
-    struct DisconnectRequest: Encodable {
-        var connection: UInt64?
-        var reset: Bool?
-        var graceful: Bool?
-    }
-
-    struct DisconnectAnswer: Decodable {
-        var disconnected: Int
-    }
-}
-
-/// The answer to a push: the id the event got, and how many subscribers it went to.
-public struct StreamPush: Codable, Sendable, Equatable {
-    public var stream: String
-    /// The event's id (of the last copy, for a flood); nil for a bare `retry`.
-    public var id: String?
-    public var delivered: Int
 }

@@ -1,4 +1,5 @@
 import MockBackend
+import MockBackendAPI
 
 extension AdminClient {
     /// `/__admin/users`: the users of the scenario and those added since.
@@ -97,28 +98,6 @@ public struct NewUser: Codable, Sendable, Equatable {
         self.currency = currency
         self.balance = balance
         self.bonus = bonus
-        self.tokens = tokens
-    }
-}
-
-/// The fields `PATCH /__admin/users/{id}` changes; nil leaves one as it is.
-public struct UserChanges: Codable, Sendable, Equatable {
-    public var username: String?
-    public var password: String?
-    public var email: String?
-    public var firstName: String?
-    public var lastName: String?
-    public var tokens: Int?
-
-    public init(
-        username: String? = nil, password: String? = nil, email: String? = nil, firstName: String? = nil,
-        lastName: String? = nil, tokens: Int? = nil
-    ) {
-        self.username = username
-        self.password = password
-        self.email = email
-        self.firstName = firstName
-        self.lastName = lastName
         self.tokens = tokens
     }
 }

@@ -1,3 +1,4 @@
+import MockBackendAPI
 import MockBackendHTTP
 
 #if canImport(FoundationEssentials)
@@ -6,21 +7,13 @@ import FoundationEssentials
 import Foundation
 #endif
 
-/// `PATCH /__admin/users/{userId}`: the fields of a user that may change. Sessions stay as
-/// they are: a changed password makes the credentials a client stored stale, the "re-login
-/// loops on 403 forever" case, while its current session still works until it ends.
-struct UserPatch: Decodable {
-    var username: String?
-    var password: String?
-    var email: String?
-    var firstName: String?
-    var lastName: String?
-    var tokens: Int?
-
+/// The server's side of `UserChanges` (`PATCH /__admin/users/{userId}`): the body checked
+/// field by field, and the change made.
+extension UserChanges {
     private static let fields: Set<String> = ["username", "password", "email", "firstName", "lastName", "tokens"]
 
     /// The body, refusing a field that cannot change (naming it) and empty values.
-    static func decode(from request: HTTPRequest) throws -> UserPatch {
+    static func decode(from request: HTTPRequest) throws -> UserChanges {
         let object = try RequestBody.decode([String: JSONValue].self, from: request)
         if let unknown = object.keys.sorted().first(where: { !fields.contains($0) }) {
             throw ProblemDetails.badRequest(
@@ -30,7 +23,7 @@ struct UserPatch: Decodable {
         guard !object.isEmpty else {
             throw ProblemDetails.badRequest("Name at least one field to change.", code: "INVALID_BODY")
         }
-        let patch = try RequestBody.decode(UserPatch.self, from: request)
+        let patch = try RequestBody.decode(UserChanges.self, from: request)
         for (name, value) in [
             ("username", patch.username), ("password", patch.password), ("email", patch.email),
             ("firstName", patch.firstName), ("lastName", patch.lastName),
