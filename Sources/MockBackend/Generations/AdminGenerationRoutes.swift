@@ -5,31 +5,11 @@ import MockBackendHTTP
 struct AdminGenerationRoutes {
     let generations: GenerationService
 
-    /// One generation in `GET /__admin/generations`: its polling snapshot, its owner and
-    /// prompt, and the name of its stream.
-    struct Entry: Encodable {
-        var id: String
-        var status: GenerationState
-        var progress: Double
-        var createdAt: String
-        var completedAt: String?
-        var error: String?
-        var userId: Int
-        var prompt: String
-        var stream: String
-
-        init(_ generation: Generation) {
-            let snapshot = generation.snapshot
-            id = snapshot.id
-            status = snapshot.status
-            progress = snapshot.progress
-            createdAt = snapshot.createdAt
-            completedAt = snapshot.completedAt
-            error = snapshot.error
-            userId = generation.userId
-            prompt = generation.prompt
-            stream = generation.stream.name
-        }
+    /// One generation in `GET /__admin/generations`.
+    static func entry(_ generation: Generation) -> AdminGeneration {
+        AdminGeneration(
+            status: generation.snapshot, userId: generation.userId, prompt: generation.prompt,
+            stream: generation.stream.name)
     }
 
     struct FailRequest: Decodable {
@@ -38,7 +18,7 @@ struct AdminGenerationRoutes {
 
     func register(on admin: inout RouterGroup) {
         let generations = generations
-        admin.get("/generations") { _ in try .json(generations.all.map(Entry.init)) }
+        admin.get("/generations") { _ in try .json(generations.all.map(Self.entry)) }
         admin.post("/generations/{id}/fail") { request in
             let generation = try GenerationRoutes.generation(request, generations, userId: nil)
             let body = try RequestBody.decode(FailRequest.self, from: request)

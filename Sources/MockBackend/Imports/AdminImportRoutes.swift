@@ -5,31 +5,9 @@ import MockBackendHTTP
 struct AdminImportRoutes {
     let imports: ImportService
 
-    /// One job in `GET /__admin/imports`: its polling snapshot, when it was uploaded, and
-    /// the name of its stream.
-    struct Entry: Encodable {
-        var jobId: String
-        var status: ImportJobState
-        var progress: Double
-        var processedRows: Int
-        var totalRows: Int
-        var successfulRows: Int
-        var failedRows: Int
-        var createdAt: String
-        var stream: String
-
-        init(_ job: ImportJob) {
-            let snapshot = job.snapshot
-            jobId = snapshot.jobId
-            status = snapshot.status
-            progress = snapshot.progress
-            processedRows = snapshot.processedRows
-            totalRows = snapshot.totalRows
-            successfulRows = snapshot.successfulRows
-            failedRows = snapshot.failedRows
-            createdAt = job.createdAt
-            stream = job.stream.name
-        }
+    /// One job in `GET /__admin/imports`.
+    static func entry(_ job: ImportJob) -> AdminImport {
+        AdminImport(status: job.snapshot, createdAt: job.createdAt, stream: job.stream.name)
     }
 
     struct FailRequest: Decodable {
@@ -39,7 +17,7 @@ struct AdminImportRoutes {
 
     func register(on admin: inout RouterGroup) {
         let imports = imports
-        admin.get("/imports") { _ in try .json(imports.all.map(Entry.init)) }
+        admin.get("/imports") { _ in try .json(imports.all.map(Self.entry)) }
         admin.post("/imports/{jobId}/fail") { request in
             let job = try ImportRoutes.job(request, imports)
             let body = try RequestBody.decode(FailRequest.self, from: request)

@@ -57,31 +57,3 @@ extension AdminClient {
         }
     }
 }
-
-/// An import job as `GET /__admin/imports` shows it: its status and the name of its stream.
-public struct AdminImport: Codable, Sendable, Equatable {
-    public var jobId: String
-    public var status: ImportJobState
-    public var progress: Double
-    public var processedRows: Int
-    public var totalRows: Int
-    public var successfulRows: Int
-    public var failedRows: Int
-    public var createdAt: String
-    /// `imports/<jobId>`: for `AdminClient.Streams`.
-    public var stream: String
-}
-
-/// A generation as `GET /__admin/generations` shows it.
-public struct AdminGeneration: Codable, Sendable, Equatable {
-    public var id: String
-    public var status: GenerationState
-    public var progress: Double
-    public var createdAt: String
-    public var completedAt: String?
-    public var error: String?
-    public var userId: Int
-    public var prompt: String
-    /// The name of its stream, for `AdminClient.Streams`.
-    public var stream: String
-}
