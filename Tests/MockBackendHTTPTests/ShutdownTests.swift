@@ -20,15 +20,8 @@ struct ShutdownTests {
     /// the socket but its read event can only run after the shutdown began. Fails if the
     /// shutdown closes without looking for input: the client then gets FIN and no response.
     @Test func requestArrivingAsShutdownBeginsIsAnsweredWithConnectionClose() async throws {
-        let listener = try ListeningSocket.bind(host: "127.0.0.1", port: 0)
+        let (listener, client, accepted) = try await acceptedConnection()
         defer { _ = Platform.closeFD(listener.fileDescriptor) }
-        let client = try RawHTTPClient(port: listener.port)
-        var accepted: Int32 = -1
-        #expect(
-            await eventually {
-                accepted = Platform.accept(listener.fileDescriptor)
-                return accepted >= 0
-            })
         let loop = DispatchQueue(label: "test.loop")
         let closed = LockedValue(false)
         let context = ConnectionContext(

@@ -37,15 +37,8 @@ struct WebSocketUpgradeRefusalTests {
     /// answered (RFC 9112 §9.6), with 503 instead of a switch. The request is sent from
     /// inside the block that begins the shutdown, as in `ShutdownTests`.
     @Test func anUpgradeArrivingAsShutdownBeginsIs503() async throws {
-        let listener = try ListeningSocket.bind(host: "127.0.0.1", port: 0)
+        let (listener, client, accepted) = try await acceptedConnection()
         defer { _ = Platform.closeFD(listener.fileDescriptor) }
-        let client = try RawHTTPClient(port: listener.port)
-        var accepted: Int32 = -1
-        #expect(
-            await eventually {
-                accepted = Platform.accept(listener.fileDescriptor)
-                return accepted >= 0
-            })
         let loop = DispatchQueue(label: "test.loop")
         let registry = WebSocketRegistry()
         let context = ConnectionContext(
