@@ -1,6 +1,6 @@
 # Shared by the stream benchmarks (bench/sse/run.sh, bench/ws/run.sh): the cleanup of every
 # process they start, the tools they need, niceness, CPUs and the open-file limit. Needs
-# `log` and `die`, and SERVER_CPU, CLIENT_CPU and NICE set.
+# `log` and `die`, and ROOT, SERVER_CPU, CLIENT_CPU and NICE set.
 
 # --- cleanup: every process the script starts is recorded here -------------------------
 PIDS=()
@@ -39,3 +39,18 @@ NCPU="$(nproc --all)"
 # Each stream is a descriptor on both sides: raise the soft limit to the hard one.
 ulimit -n "$(ulimit -Hn)" 2>/dev/null || true
 log "open-file limit: $(ulimit -n)"
+
+# --- build -----------------------------------------------------------------------------
+# mockbackend as every benchmark measures it: release, static stdlib, its own scratch path.
+MB_BUILD=(swift build -c release --static-swift-stdlib --scratch-path "$ROOT/.build-bench")
+# Others edit Sources/ while this runs; swift build then stops with "modified during the
+# build": try again a few times.
+build() {
+    local attempt
+    for attempt in 1 2 3 4; do
+        (cd "$ROOT" && "$@") >&2 && return 0
+        log "build failed (attempt $attempt); retrying in 20 s"
+        sleep 20
+    done
+    die "build failed: $*"
+}

@@ -64,22 +64,10 @@ done
 pgrep -f "bench/run.sh" >/dev/null && die "bench/run.sh is still running"
 
 # --- build -----------------------------------------------------------------------------
-MB_BUILD=(swift build -c release --static-swift-stdlib --scratch-path "$ROOT/.build-bench")
 HB_BUILD=(swift build -c release --static-swift-stdlib --package-path "$PEER_DIR")
 mkdir -p "$RESULTS/bin" "$RAW"
 CLIENT="$RESULTS/bin/sse_client"
 FLOOR_BIN="$RESULTS/bin/floor_server"
-# Others edit Sources/ while this runs; swift build then stops with "modified during the
-# build": try again a few times.
-build() {
-    local attempt
-    for attempt in 1 2 3 4; do
-        (cd "$ROOT" && "$@") >&2 && return 0
-        log "build failed (attempt $attempt); retrying in 20 s"
-        sleep 20
-    done
-    die "build failed: $*"
-}
 if [ "$SKIP_BUILD" != 1 ]; then
     log "building mockbackend (release, static stdlib)"
     build "${MB_BUILD[@]}" --product mockbackend

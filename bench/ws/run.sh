@@ -81,22 +81,9 @@ done
 pgrep -f "bench/(run|sse/run|tls/run)\.sh" >/dev/null && die "another benchmark is still running"
 
 # --- build -----------------------------------------------------------------------------
-# The same build as bench/sse/run.sh (release, static stdlib, its own scratch path).
-MB_BUILD=(swift build -c release --static-swift-stdlib --scratch-path "$ROOT/.build-bench")
 mkdir -p "$RESULTS/bin" "$RAW"
 SSE_CLIENT="$RESULTS/bin/sse_client"
 WS_CLIENT="$RESULTS/bin/ws_client"
-# Others edit Sources/ while this runs; swift build then stops with "modified during the
-# build": try again a few times.
-build() {
-    local attempt
-    for attempt in 1 2 3 4; do
-        (cd "$ROOT" && "$@") >&2 && return 0
-        log "build failed (attempt $attempt); retrying in 20 s"
-        sleep 20
-    done
-    die "build failed: $*"
-}
 if [ "$SKIP_BUILD" != 1 ]; then
     log "building mockbackend (release, static stdlib)"
     build "${MB_BUILD[@]}" --product mockbackend
