@@ -28,13 +28,17 @@ let package = Package(
         .target(name: "MockBackendAPI"),
         // The system zlib (zlib1g-dev) and OpenSSL (libssl-dev), each imported by one module.
         .systemLibrary(name: "CZlib", pkgConfig: "zlib", providers: [.apt(["zlib1g-dev"]), .brew(["zlib"])]),
+        // Linux's epoll and eventfd, which the Glibc module leaves out (empty elsewhere).
+        .systemLibrary(name: "CEpoll"),
         .systemLibrary(
             name: "COpenSSL", pkgConfig: "openssl", providers: [.apt(["libssl-dev"]), .brew(["openssl@3"])]),
         // Sockets, the HTTP/1.1 parser and encoder, connections, routing, static files and
         // gzip. Knows nothing of the mock's backends.
         .target(
             name: "MockBackendHTTP",
-            dependencies: ["MockBackendSupport", "CZlib", .product(name: "Logging", package: "swift-log")]
+            dependencies: [
+                "MockBackendSupport", "CZlib", "CEpoll", .product(name: "Logging", package: "swift-log"),
+            ]
         ),
         // TLS on the system OpenSSL: a byte stream under the HTTP code, certificates.
         .target(

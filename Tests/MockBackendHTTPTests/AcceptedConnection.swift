@@ -20,3 +20,13 @@ func acceptedConnection(
         }, sourceLocation: sourceLocation)
     return (listener, client, accepted)
 }
+
+/// Every readiness mechanism this platform has: tests that drive a connection by hand run
+/// on each (`EventLoop`); a server's default is `ReadinessMechanism.platformDefault`.
+let readinessMechanisms: [ReadinessMechanism] = {
+    #if os(Linux)
+    [.epoll, .dispatchSources]
+    #else
+    [.dispatchSources]
+    #endif
+}()

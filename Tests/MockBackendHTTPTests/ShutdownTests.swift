@@ -19,10 +19,12 @@ struct ShutdownTests {
     /// The request is sent from inside the block that begins the shutdown, so it is in
     /// the socket but its read event can only run after the shutdown began. Fails if the
     /// shutdown closes without looking for input: the client then gets FIN and no response.
-    @Test func requestArrivingAsShutdownBeginsIsAnsweredWithConnectionClose() async throws {
+    @Test(arguments: readinessMechanisms)
+    func requestArrivingAsShutdownBeginsIsAnsweredWithConnectionClose(mechanism: ReadinessMechanism) async throws {
         let (listener, client, accepted) = try await acceptedConnection()
         defer { _ = Platform.closeFD(listener.fileDescriptor) }
-        let loop = DispatchQueue(label: "test.loop")
+        let loop = EventLoop(label: "test.loop", mechanism: mechanism)
+        defer { loop.stop() }
         let closed = LockedValue(false)
         let context = ConnectionContext(
             configuration: HTTPServerConfiguration(), responder: TestRoutes.responder(),
@@ -35,7 +37,7 @@ struct ShutdownTests {
         #expect(first.headers["Connection"] == nil)
 
         let clientFD = client.fileDescriptor
-        loop.async {
+        loop.queue.async {
             let request = Array("GET /items/7 HTTP/1.1\r\nHost: t\r\n\r\n".utf8)
             let sent = request.withUnsafeBytes { send(clientFD, $0.baseAddress, $0.count, 0) }
             precondition(sent == request.count)
@@ -47,6 +49,6 @@ struct ShutdownTests {
         #expect(await client.waitForClose() == .fin)
         #expect(await eventually { closed.current })
         // Also keeps the connection alive until here: its sources hold it only weakly.
-        #expect(loop.sync { connection.lifecycle } == .closed)
+        #expect(loop.queue.sync { connection.lifecycle } == .closed)
     }
 }

@@ -36,10 +36,12 @@ struct WebSocketUpgradeRefusalTests {
     /// An upgrade request that reaches an idle connection just as the server stops is
     /// answered (RFC 9112 §9.6), with 503 instead of a switch. The request is sent from
     /// inside the block that begins the shutdown, as in `ShutdownTests`.
-    @Test func anUpgradeArrivingAsShutdownBeginsIs503() async throws {
+    @Test(arguments: readinessMechanisms)
+    func anUpgradeArrivingAsShutdownBeginsIs503(mechanism: ReadinessMechanism) async throws {
         let (listener, client, accepted) = try await acceptedConnection()
         defer { _ = Platform.closeFD(listener.fileDescriptor) }
-        let loop = DispatchQueue(label: "test.loop")
+        let loop = EventLoop(label: "test.loop", mechanism: mechanism)
+        defer { loop.stop() }
         let registry = WebSocketRegistry()
         let context = ConnectionContext(
             configuration: HTTPServerConfiguration(), responder: WebSocketTestRoutes.responder(registry),
@@ -50,7 +52,7 @@ struct WebSocketUpgradeRefusalTests {
         connection.start()
         #expect(try await client.get("/hello").text == "hello")
         let clientFD = client.fileDescriptor
-        loop.async {
+        loop.queue.async {
             let request = Array(RawWebSocketClient.upgradeRequest(path: "/echo").utf8)
             let sent = request.withUnsafeBytes { send(clientFD, $0.baseAddress, $0.count, 0) }
             precondition(sent == request.count)
@@ -64,6 +66,6 @@ struct WebSocketUpgradeRefusalTests {
         #expect(registry.writers.current.isEmpty)
         // Also keeps the connection alive until here: its sources hold it only weakly.
         client.close()
-        #expect(await eventually { loop.sync { connection.lifecycle } == .closed })
+        #expect(await eventually { loop.queue.sync { connection.lifecycle } == .closed })
     }
 }

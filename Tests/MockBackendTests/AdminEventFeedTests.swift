@@ -226,4 +226,68 @@ struct AdminEventFeedTests {
             #expect(byQuery.events.map(\.id) == [seen[2].id])
         }
     }
+
+    /// Request events made while nobody watches are kept as values and logged later; a
+    /// subscriber that comes afterwards finds them in order, with consecutive ids, among
+    /// the other events (the login between them), and with the time of each request.
+    @Test func requestsMadeWhileNobodyWatchesAreReplayedInOrderWithTheirIDs() async throws {
+        try await withRunningServer { server in
+            #expect(try await server.request("GET", "/health?n=1").status == 200)
+            _ = try await login(server)
+            #expect(try await server.request("GET", "/health?n=2").status == 200)
+            let feed = try await FeedSubscriber(server)
+            _ = try await feed.next("request") { $0["target"] == .string("/health?n=2") }
+            let seen = feed.events
+            #expect(seen.map(\.type) == ["request", "login", "request", "request"])
+            #expect(
+                seen.map { $0["target"]?.text } == ["/health?n=1", nil, "/v1/player/legislation/login", "/health?n=2"])
+            let ids = seen.compactMap { $0.id.flatMap(Int.init) }
+            #expect(ids == Array(1...4))
+            let times = seen.compactMap { $0["ts"]?.text }
+            #expect(times.count == 4 && times == times.sorted())
+
+            // Live from now on, and a later request follows at once.
+            #expect(try await server.request("GET", "/health?n=3").status == 200)
+            let live = try await feed.next("request") { $0["target"] == .string("/health?n=3") }.event
+            #expect(live.id == "5")
+        }
+    }
+
+    /// A subscriber that left and comes back with its Last-Event-ID gets the requests made
+    /// while nobody watched.
+    @Test func aSubscriberThatComesBackGetsTheRequestsMadeWhileNobodyWatched() async throws {
+        try await withRunningServer { server in
+            let feed = try await FeedSubscriber(server)
+            #expect(try await server.request("GET", "/health?n=1").status == 200)
+            let first = try await feed.next("request").event
+            feed.client.close()
+            #expect(await eventually { server.app.streams.stream(named: "admin/events").subscriberCount == 0 })
+            for target in ["/health?n=2", "/health?n=3"] {
+                #expect(try await server.request("GET", target).status == 200)
+            }
+            let back = try await FeedSubscriber(server, headers: "Last-Event-ID: \(first.id ?? "")\r\n")
+            _ = try await back.next("request") { $0["target"] == .string("/health?n=3") }
+            #expect(back.events.map { $0["target"]?.text } == ["/health?n=2", "/health?n=3"])
+            #expect(back.events.map(\.id) == ["2", "3"])
+        }
+    }
+
+    /// More requests than the feed retains, made while nobody watches: the oldest are never
+    /// encoded, yet every id is issued as if each had been, so the retained ones keep the
+    /// ids they would have had and an id that left retention is known to have existed.
+    @Test func moreRequestsThanRetainedWhileNobodyWatchesKeepTheirIDs() async throws {
+        var configuration = MockBackendConfiguration.forTesting()
+        configuration.scenario.rates.retention = 5
+        try await withRunningServer(configuration) { server in
+            for index in 1...23 {
+                #expect(try await server.request("GET", "/health?n=\(index)").status == 200)
+            }
+            let feed = try await FeedSubscriber(server)
+            _ = try await feed.next("request") { $0["target"] == .string("/health?n=23") }
+            #expect(feed.events.map(\.id) == ["19", "20", "21", "22", "23"])
+            #expect(feed.events.map { $0["target"]?.text } == (19...23).map { "/health?n=\($0)" })
+            let listed = try await server.request("GET", "/__admin/streams")
+            #expect(listed.text.contains(#""lastEventId":"23""#))
+        }
+    }
 }

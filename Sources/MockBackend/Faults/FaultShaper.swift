@@ -94,8 +94,10 @@ struct FaultShaper: ResponseShaper {
                 muteEnds = now() + .milliseconds(milliseconds ?? Fault.longestPause)
                 return [.bytes(bytes)]
             }
-            guard let muteEnds, now() < muteEnds, var (chunk, found) = events(in: bytes, kind: kind), !found.isEmpty
+            guard let muteEnds, now() < muteEnds, let (framedChunk, found) = events(in: bytes, kind: kind),
+                !found.isEmpty
             else { return [.bytes(bytes)] }
+            var chunk = framedChunk
             // Only the events go; comments (heartbeats) and bare `retry:` stay.
             var kept: [UInt8] = []
             var start = 0

@@ -1,4 +1,5 @@
 import MockBackendHTTP
+import MockBackendSupport
 import ServerSentEvents
 
 #if canImport(FoundationEssentials)
@@ -11,6 +12,13 @@ import Foundation
 /// session expiries, faults fired, stream connects and disconnects. The dashboard and
 /// tests subscribe to it. Each event's type names what happened; its data is a JSON
 /// object with `ts` (ISO 8601) and the details.
+///
+/// Request events, one per request, are encoded only when somebody may read them: while
+/// the feed has no subscriber they wait as plain values (`RequestEvent`) and are logged,
+/// in order and with the ids they would have had, before anything else is published and
+/// before anybody reads the feed's stream (`flushDeferred`). So a request costs no JSON,
+/// no date formatting and no log entry when nobody watches, and a subscriber that comes
+/// later still finds the same history.
 package final class AdminEventFeed: Sendable {
     /// The kinds of event the feed carries.
     package enum Kind: String, Sendable, CaseIterable {
@@ -23,18 +31,108 @@ package final class AdminEventFeed: Sendable {
         case streamDisconnected = "stream.disconnected"
     }
 
+    /// Request events waiting to be logged. Invariant: the oldest `dropped` of them were
+    /// recorded and have already left what the log would retain, so only their ids count.
+    private struct Deferred {
+        var requests: [RequestEvent] = []
+        var dropped = 0
+    }
+
     /// The feed's own stream, `admin/events`.
     package let stream: EventStream
+    private let deferred = LockedValue(Deferred())
+    /// Subscribers of the feed, counted from just before their subscription until their
+    /// stream ends. A leaf lock: taken inside `deferred`, never the other way round.
+    private let watchers = LockedValue(0)
 
     package init(streams: EventStreamRegistry) {
         stream = streams.stream(named: "admin/events", settings: EventStreamSettings(heartbeat: true))
+        streams.beforeReading { [weak self] in self?.flushDeferred() }
     }
 
-    /// Publishes one event with `fields` and a `ts`.
+    /// Publishes one event with `fields` and a `ts`, after the request events waiting.
     package func publish(_ kind: Kind, _ fields: [String: JSONValue]) {
+        deferred.withLock { deferred in
+            log(&deferred)
+            stream.publish(Self.event(kind, fields, at: Date()))
+        }
+    }
+
+    /// Publishes a `request` event now if the feed has a subscriber, else keeps it for later.
+    func publish(_ request: RequestEvent) {
+        deferred.withLock { deferred in
+            if watchers.current == 0 {
+                deferred.requests.append(request)
+                // Beyond twice what the log retains, the oldest half could never be read.
+                let retention = stream.retention
+                if deferred.requests.count >= 2 * retention {
+                    deferred.requests.removeFirst(retention)
+                    deferred.dropped += retention
+                }
+                return
+            }
+            log(&deferred)
+            stream.publish(request.event)
+        }
+    }
+
+    /// Logs the request events waiting, so that the stream holds everything published.
+    /// Anything that reads the feed's stream (a subscription, a listing) calls this first.
+    package func flushDeferred() {
+        deferred.withLock { log(&$0) }
+    }
+
+    /// Counts a new subscriber and logs what waits, so it finds the whole history and gets
+    /// every later request event live. `stopWatching` undoes the count.
+    func startWatching() {
+        watchers.withLock { $0 += 1 }
+        flushDeferred()
+    }
+
+    func stopWatching() {
+        watchers.withLock { $0 -= 1 }
+    }
+
+    private func log(_ deferred: inout Deferred) {
+        guard deferred.dropped > 0 || !deferred.requests.isEmpty else { return }
+        let retention = stream.retention
+        var dropped = deferred.dropped
+        var requests = deferred.requests[...]
+        if requests.count > retention {
+            dropped += requests.count - retention
+            requests = requests.suffix(retention)
+        }
+        if dropped > 0 { stream.skipSequences(dropped) }
+        for request in requests { stream.publish(request.event) }
+        deferred = Deferred()
+    }
+
+    static func event(_ kind: Kind, _ fields: [String: JSONValue], at date: Date) -> ServerSentEvent {
         var object = fields
-        object["ts"] = .string(Timestamp.iso8601(Date()))
+        object["ts"] = .string(Timestamp.iso8601(date))
         let data = JSONValue.object(object).serialized.map { String(decoding: $0, as: UTF8.self) }
-        stream.publish(ServerSentEvent(type: kind.rawValue, data: data ?? "{}"))
+        return ServerSentEvent(type: kind.rawValue, data: data ?? "{}")
+    }
+}
+
+/// A `request` event of the admin feed, kept as values until it is logged.
+struct RequestEvent: Sendable {
+    let id: Int
+    let method: String
+    let target: String
+    let status: Int
+    let durationMs: Double
+    let connection: UInt64
+    let fault: String?
+    let at: Date
+
+    var event: ServerSentEvent {
+        var fields: [String: JSONValue] = [
+            "id": .integer(id), "method": .string(method), "target": .string(target),
+            "status": .integer(status), "durationMs": .number(durationMs),
+            "connection": .integer(Int(clamping: connection)),
+        ]
+        if let fault { fields["fault"] = .string(fault) }
+        return AdminEventFeed.event(.request, fields, at: at)
     }
 }

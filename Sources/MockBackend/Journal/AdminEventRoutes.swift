@@ -11,7 +11,26 @@ struct AdminEventRoutes {
     func register(on admin: inout RouterGroup) {
         let (events, endpoint) = (events, endpoint)
         admin.get("/events") { request in
-            try endpoint.response(for: request, stream: events.stream)
+            // Counted as a watcher before it reads the feed, so no request event is left
+            // waiting between its replay and its live events (`AdminEventFeed`).
+            events.startWatching()
+            let response: HTTPResponse
+            do {
+                response = try endpoint.response(for: request, stream: events.stream)
+            } catch {
+                events.stopWatching()
+                throw error
+            }
+            guard case .stream(let produce) = response.body else {
+                events.stopWatching()
+                return response
+            }
+            var watched = response
+            watched.body = .stream { writer in
+                writer.onClose { _ in events.stopWatching() }
+                produce(writer)
+            }
+            return watched
         }
     }
 }

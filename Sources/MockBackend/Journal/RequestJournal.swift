@@ -58,13 +58,10 @@ package final class RequestJournal: Sendable {
             }
             return id
         }
-        var fields: [String: JSONValue] = [
-            "id": .integer(id), "method": .string(request.method), "target": .string(request.target),
-            "status": .integer(status), "durationMs": .number(milliseconds),
-            "connection": .integer(Int(clamping: request.connectionID)),
-        ]
-        if let fault { fields["fault"] = .string(fault) }
-        events?.publish(.request, fields)
+        events?.publish(
+            RequestEvent(
+                id: id, method: request.method, target: request.target, status: status, durationMs: milliseconds,
+                connection: request.connectionID, fault: fault, at: now))
     }
 
     /// Entries, newest first, that `matcher` accepts and that arrived at or after `since`.

@@ -72,6 +72,15 @@ struct EventLog {
         return logged
     }
 
+    /// Issues `count` sequences without retaining their events: events logged and already
+    /// pushed out of retention by newer ones. Everything retained before goes with them.
+    mutating func skip(_ count: Int) {
+        guard count > 0 else { return }
+        retained.removeAll()
+        lastSequence += count
+        lastWireID = String(lastSequence)
+    }
+
     /// Where `lastEventID` is among the retained events. Every reconnect asks, so only the
     /// ids are read (short ids are small strings: nothing is copied to the heap). An id
     /// logged more than once points at its last use.

@@ -196,6 +196,15 @@ package final class EventStream: Sendable {
     /// How many connections are subscribed now.
     package var subscriberCount: Int { state.withLock { $0.subscribers.count } }
 
+    /// How many events the log keeps for replay.
+    var retention: Int { state.withLock { $0.log.retention } }
+
+    /// Issues `count` ids whose events nobody received and the log no longer retains
+    /// (`EventLog.skip`), for events published while nobody could read them.
+    func skipSequences(_ count: Int) {
+        state.withLock { $0.log.skip(count) }
+    }
+
     /// Whether the stream has finished.
     package var isFinished: Bool { state.withLock { $0.finished } }
 

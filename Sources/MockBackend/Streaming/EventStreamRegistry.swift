@@ -9,6 +9,7 @@ package final class EventStreamRegistry: Sendable {
     package let clock: SimulationClock
     private let streams = LockedValue<[String: EventStream]>([:])
     private let timers = LockedValue<[SimulationClock.Timer]>([])
+    private let readHooks = LockedValue<[@Sendable () -> Void]>([])
 
     /// Events a stream keeps for replay unless its settings say otherwise.
     package let defaultRetention: Int
@@ -39,7 +40,8 @@ package final class EventStreamRegistry: Sendable {
 
     /// The stream of that name, if it exists.
     package func existingStream(named name: String) -> EventStream? {
-        streams.withLock { $0[name] }
+        runBeforeReading()
+        return streams.withLock { $0[name] }
     }
 
     /// Forgets the stream of that name (a finished job's, past the bound on finished jobs).
@@ -53,7 +55,18 @@ package final class EventStreamRegistry: Sendable {
 
     /// Every stream, by name.
     package var all: [EventStream] {
-        streams.withLock { Array($0.values) }.sorted { $0.name < $1.name }
+        runBeforeReading()
+        return streams.withLock { Array($0.values) }.sorted { $0.name < $1.name }
+    }
+
+    /// Adds work to do before the admin API reads streams (`all`, `existingStream`): a
+    /// stream whose events wait to be logged logs them (`AdminEventFeed.flushDeferred`).
+    package func beforeReading(_ hook: @escaping @Sendable () -> Void) {
+        readHooks.withLock { $0.append(hook) }
+    }
+
+    private func runBeforeReading() {
+        for hook in readHooks.current { hook() }
     }
 
     /// Forgets every stream but those named in `keeping` (after ending its connections as

@@ -41,17 +41,9 @@ extension HTTPConnection {
         }
         current = nil
         webSocketDidClose(reason)
-        // A suspended source never runs its cancel handler, so resume before cancelling.
-        if readSuspended {
-            readSuspended = false
-            readSource.resume()
-        }
-        readSource.cancel()
-        if let writeSource {
-            if !writeArmed { writeSource.resume() }
-            writeSource.cancel()
-        }
+        readSuspended = false
         writeArmed = false
+        readiness.cancel(closing: socketCloser)
         deadlineTimer.cancel()
         pauseTimer?.cancel()
         pauseTimer = nil

@@ -13,6 +13,9 @@ extension HTTPConnection {
             guard lifecycle != .closed else { return }
         }
         var rounds = 0
+        /// Whether the last read found the socket empty; else input may wait that no new
+        /// event will announce (`SocketReadiness.readAgainLater`).
+        var drained = false
         while rounds < Self.readRoundsPerEvent, lifecycle != .closed, !readSuspended {
             rounds += 1
             let result: IOResult
@@ -32,19 +35,24 @@ extension HTTPConnection {
             case .processed(let count):
                 // A short read means the socket is drained: reading again would only
                 // return EAGAIN, a wasted system call per request.
-                if count < Self.readChunkSize, !stream.hasBufferedInput { rounds = Self.readRoundsPerEvent }
+                if count < Self.readChunkSize, stream.shortReadDrainsSocket, !stream.hasBufferedInput {
+                    drained = true
+                    rounds = Self.readRoundsPerEvent
+                }
             case .wouldBlock(let direction):
                 if direction == .write {
                     // TLS: the read must send something first (a handshake message).
                     readWaitsForWritable = true
                     armWrite()
                 }
+                drained = true
                 rounds = Self.readRoundsPerEvent
             case .endOfStream:
                 peerDidClose()
                 return
             }
         }
+        if !drained, lifecycle != .closed, !readSuspended, !stream.hasBufferedInput { readiness.readAgainLater() }
         readBufferedInputLater()
         processPending()
     }
@@ -118,13 +126,13 @@ extension HTTPConnection {
     func suspendReading() {
         guard !readSuspended, lifecycle != .closed else { return }
         readSuspended = true
-        readSource.suspend()
+        readiness.suspendReading()
     }
 
     func resumeReading() {
         guard readSuspended, !stoppedReading || lifecycle == .lingering, lifecycle != .closed else { return }
         readSuspended = false
-        readSource.resume()
+        readiness.resumeReading()
         readBufferedInputLater()
     }
 
@@ -133,6 +141,6 @@ extension HTTPConnection {
     func resumeReadingForWrite() {
         guard readSuspended, lifecycle != .closed else { return }
         readSuspended = false
-        readSource.resume()
+        readiness.resumeReading()
     }
 }

@@ -88,37 +88,17 @@ extension HTTPConnection {
     /// Waits for the socket to take more bytes.
     func armWrite() {
         guard !writeArmed else { return }
-        guard let source = writeSource ?? makeWriteSource() else {
+        guard readiness.armWrite() else {
             close(reason: .connectionClosed)
             return
         }
         writeArmed = true
-        source.resume()
     }
 
     func disarmWrite() {
         guard writeArmed else { return }
         writeArmed = false
-        writeSource?.suspend()
-    }
-
-    /// The write source watches a duplicate of the socket. libdispatch on Linux shares one
-    /// epoll registration between a read and a write source on the same descriptor, and
-    /// re-arming one of them under load corrupts that shared state and crashes the process
-    /// (swift-corelibs-libdispatch issue 833); separate descriptors keep them apart.
-    private func makeWriteSource() -> DispatchSourceWrite? {
-        let duplicate = dup(stream.fileDescriptor)
-        guard duplicate >= 0 else { return nil }
-        let statistics = context.statistics
-        statistics.withLock { $0.openDescriptors += 1 }
-        let source = DispatchSource.makeWriteSource(fileDescriptor: duplicate, queue: queue)
-        source.setEventHandler { [weak self] in self?.handleWritable() }
-        source.setCancelHandler {
-            _ = Platform.closeFD(duplicate)
-            statistics.withLock { $0.openDescriptors -= 1 }
-        }
-        writeSource = source
-        return source
+        readiness.disarmWrite()
     }
 
     /// Holds every later segment back for a while; the timer is created on first use and

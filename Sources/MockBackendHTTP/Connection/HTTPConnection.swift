@@ -103,9 +103,8 @@ final class HTTPConnection: @unchecked Sendable {
     var shuttingDown = false
     var servedRequests = 0
 
-    let readSource: DispatchSourceRead
-    /// Created on the first write that would block; most connections never need one.
-    var writeSource: DispatchSourceWrite?
+    /// Tells the connection when its socket can be read or written.
+    let readiness: any SocketReadiness
     var readSuspended = false
     @exclusivity(unchecked) var writeArmed = false
     /// TLS only: a read that must write first waits for the socket to become writable,
@@ -133,16 +132,16 @@ final class HTTPConnection: @unchecked Sendable {
     /// instead of copying the shaper out of `current`.
     @exclusivity(unchecked) var webSocketShaped = false
 
-    /// - Parameter eventLoop: the serial queue this connection runs on; many connections
-    ///   share one, so a thread drains the events of several connections in turn instead of
-    ///   waking once per event.
-    init(id: UInt64, stream: any ByteStream, context: ConnectionContext, eventLoop: DispatchQueue) {
+    /// - Parameter eventLoop: the loop this connection runs on; many connections share one,
+    ///   so a thread drains the events of several connections in turn instead of waking
+    ///   once per event.
+    init(id: UInt64, stream: any ByteStream, context: ConnectionContext, eventLoop: EventLoop) {
         self.id = id
         self.stream = stream
         self.context = context
-        queue = eventLoop
+        queue = eventLoop.queue
         parser = HTTPRequestParser(limits: context.configuration.limits)
-        readSource = DispatchSource.makeReadSource(fileDescriptor: stream.fileDescriptor, queue: queue)
+        readiness = eventLoop.makeReadiness(fileDescriptor: stream.fileDescriptor, statistics: context.statistics)
         deadlineTimer = DispatchSource.makeTimerSource(queue: queue)
         socketCloser = SocketCloser(stream: stream, statistics: context.statistics)
         context.statistics.withLock {
@@ -162,15 +161,20 @@ final class HTTPConnection: @unchecked Sendable {
     /// in-flight writers keep a connection alive.
     func start() {
         queue.async { [self] in
-            readSource.setEventHandler { [weak self] in self?.handleReadable() }
             let statistics = context.statistics
-            let socketCloser = socketCloser
-            readSource.setCancelHandler { socketCloser.close() }
             deadlineTimer.setEventHandler { [weak self] in self?.handleDeadline() }
             deadlineTimer.setCancelHandler { statistics.withLock { $0.activeTimers -= 1 } }
             deadlineTimer.schedule(deadline: .distantFuture)
             deadlineTimer.activate()
-            readSource.activate()
+            let watching = readiness.activate(
+                readable: { [weak self] in self?.handleReadable() },
+                writable: { [weak self] in self?.handleWritable() })
+            guard watching else {
+                context.logger.warning(
+                    "connection closed: its socket cannot be watched", metadata: ["connection": "\(id)"])
+                close(reason: .connectionClosed)
+                return
+            }
             setDeadline(.header)
         }
     }
@@ -182,10 +186,10 @@ final class HTTPConnection: @unchecked Sendable {
     }
 }
 
-/// Closes the socket in the read source's cancel handler: closing earlier would let the
-/// kernel reuse the number under a live source. The handler holds this object, not the
-/// connection, so the socket closes even after the connection is gone. Confined to the
-/// connection's queue, where the cancel handler runs.
+/// Closes the socket once nothing watches it any more (`SocketReadiness.cancel`): closing
+/// earlier would let the kernel reuse the number under a live watch. A Dispatch source's
+/// cancel handler holds this object, not the connection, so the socket closes even after
+/// the connection is gone. Confined to the connection's queue, where the closing runs.
 final class SocketCloser: @unchecked Sendable {
     private let stream: any ByteStream
     private let statistics: LockedValue<ServerStatistics>

@@ -38,12 +38,10 @@ public final class HTTPServer: Sendable {
     private let registry = LockedValue(Registry())
     private let listener = LockedValue<Listener?>(nil)
     private let acceptQueue = DispatchQueue(label: "mockbackend.accept")
-    /// One serial queue per processor this process may run on; connection queues target
-    /// them in turn. More queues than usable processors would only make their threads
+    /// One event loop per processor this process may run on; connections are assigned to
+    /// them in turn. More loops than usable processors would only make their threads
     /// preempt each other, which shows up as tail latency.
-    private let eventLoops: [DispatchQueue] = (0..<Platform.usableProcessorCount).map {
-        DispatchQueue(label: "mockbackend.loop.\($0)")
-    }
+    private let eventLoops: [EventLoop]
     /// A canned answer for a connection over the limit; sent without parsing the request.
     private static let overloadedResponse: [UInt8] = {
         let body = ProblemDetails(
@@ -63,6 +61,14 @@ public final class HTTPServer: Sendable {
         self.transport = transport
         self.responder = responder
         self.logger = logger
+        let statistics = statisticsBox
+        eventLoops = (0..<Platform.usableProcessorCount).map {
+            EventLoop(label: "mockbackend.loop.\($0)", mechanism: configuration.readiness, statistics: statistics)
+        }
+    }
+
+    deinit {
+        for loop in eventLoops { loop.stop() }
     }
 
     /// The bound port, or nil before `start()`.
@@ -90,9 +96,14 @@ public final class HTTPServer: Sendable {
         }
     }
 
-    /// Stops the server. Returns once every connection has closed; connections still open
-    /// after `gracePeriod` are closed by force.
+    /// Stops the server. Returns once every connection has closed (connections still open
+    /// after `gracePeriod` are closed by force) and the event loops' threads are told to end.
     public func stop(gracePeriod: Duration = .milliseconds(1500)) async {
+        await closeConnections(gracePeriod: gracePeriod)
+        for loop in eventLoops { loop.stop() }
+    }
+
+    private func closeConnections(gracePeriod: Duration) async {
         closeListener()
         let connections = registry.withLock { registry in
             registry.stopping = true

@@ -30,6 +30,8 @@ public struct HTTPServerConfiguration: Sendable {
     public var compression = ResponseCompression()
     /// Pings, limits and timeouts of connections upgraded to WebSocket.
     public var webSocket = WebSocketConfiguration()
+    /// What watches the sockets: `epoll` on Linux, Dispatch sources elsewhere.
+    public var readiness = ReadinessMechanism.platformDefault
 
     public init(host: String = "127.0.0.1", port: Int = 0) {
         self.host = host

@@ -12,4 +12,7 @@ public struct ServerStatistics: Sendable, Equatable {
     public var acceptedConnections = 0
     /// Requests answered since start.
     public var requestsServed = 0
+    /// Event-loop threads of the server's own (`ReadinessMechanism.epoll`) still running;
+    /// zero once `stop()` has returned and they have seen it.
+    public var loopThreads = 0
 }

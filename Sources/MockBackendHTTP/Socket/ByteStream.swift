@@ -30,6 +30,10 @@ public protocol ByteStream: AnyObject {
     /// Whether input is held inside the stream that the socket will not signal again: TLS
     /// may decrypt more of a record than one read returned. Plain TCP never holds any.
     var hasBufferedInput: Bool { get }
+    /// Whether a read that returned fewer bytes than asked left the socket empty, so that
+    /// reading again would only return "would block". True for plain TCP; false (the
+    /// default) for TLS, where a read returns at most one record and the next may wait.
+    var shortReadDrainsSocket: Bool { get }
     /// Whether closing waits for the peer (FIN, then drain input) or happens at once.
     var lingersBeforeClose: Bool { get }
     /// Sends FIN after everything written so far; reading stays possible.
@@ -37,4 +41,8 @@ public protocol ByteStream: AnyObject {
     /// Releases the socket. With `reset`, the peer sees RST instead of FIN.
     /// Called exactly once, after every Dispatch source on the descriptor is cancelled.
     func close(reset: Bool)
+}
+
+extension ByteStream {
+    public var shortReadDrainsSocket: Bool { false }
 }

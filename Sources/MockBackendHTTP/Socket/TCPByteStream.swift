@@ -41,6 +41,9 @@ public final class TCPByteStream: ByteStream {
 
     public var hasBufferedInput: Bool { false }
 
+    /// A TCP read returns everything the socket holds, up to the buffer's size.
+    public var shortReadDrainsSocket: Bool { true }
+
     public var lingersBeforeClose: Bool { true }
 
     public func shutdownWrite() {
