@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Throughput benchmark: GET /health with keep-alive, mockbackend vs a Hummingbird peer.
+# Throughput benchmark: GET /health with keep-alive, mockbackend vs Hummingbird and nginx.
 #
 #   bash bench/run.sh
 #
@@ -15,6 +15,10 @@
 #   WAIT_FOR_IDLE=1 before measuring, wait (up to ~10 min) until the CPUs are >= 85% idle
 #   NICE=-10        scheduling niceness of servers, wrk and the startup poller (default -10
 #                   as root, 0 otherwise) so background jobs disturb the numbers less
+#   PEERS="hummingbird hummingbird-1loop nginx"
+#                   the peers measured beside mockbackend, taking turns run by run:
+#                   Hummingbird as its README runs it (NIO's default loop count), the same
+#                   binary with one NIO event loop per CPU it may use, and nginx (one worker)
 #
 # Writes bench/results/latest.md (markdown summary) and bench/results/raw/ (every wrk
 # output); prints the same summary. Uses only 127.0.0.1; stops everything it started.
@@ -36,6 +40,7 @@ CLIENT_CPU="${CLIENT_CPU:-1}"
 SKIP_BUILD="${SKIP_BUILD:-0}"
 WAIT_FOR_IDLE="${WAIT_FOR_IDLE:-0}"
 NICE="${NICE:-auto}"
+PEERS="${PEERS:-hummingbird hummingbird-1loop nginx}"
 
 log() { printf '[bench] %s\n' "$*" >&2; }
 die() { printf '[bench] error: %s\n' "$*" >&2; exit 1; }
@@ -68,6 +73,11 @@ if ! command -v wrk >/dev/null 2>&1; then
     as_root apt-get update
     as_root env DEBIAN_FRONTEND=noninteractive apt-get install -y wrk
 fi
+if [[ " ${PEERS:-hummingbird hummingbird-1loop nginx} " == *" nginx "* ]] && ! command -v nginx >/dev/null 2>&1; then
+    log "installing nginx"
+    as_root apt-get update
+    as_root env DEBIAN_FRONTEND=noninteractive apt-get install -y nginx-light
+fi
 for tool in wrk taskset curl python3 swift awk; do
     command -v "$tool" >/dev/null 2>&1 || die "$tool is required"
 done
@@ -82,7 +92,9 @@ NCPU="$(nproc --all)"
 # --- build -----------------------------------------------------------------------------
 # Both servers are built as the Docker image builds mockbackend: release, with the Swift
 # standard library linked statically (fewer shared libraries to map: less RSS, faster start).
-MB_BUILD=(swift build -c release --static-swift-stdlib --scratch-path "$ROOT/.build-bench")
+# shellcheck source=lib/release_flags.sh
+source "$(dirname "${BASH_SOURCE[0]}")/lib/release_flags.sh"
+MB_BUILD=(swift build "${MB_RELEASE_FLAGS[@]}" --scratch-path "$ROOT/.build-bench")
 HB_BUILD=(swift build -c release --static-swift-stdlib --package-path "$PEER_DIR")
 if [ "$SKIP_BUILD" != 1 ]; then
     log "building mockbackend (release, static stdlib)"
@@ -153,24 +165,78 @@ STARTUP_MAX="$(awk '$1 == "MAX" { print $2 }' "$RAW/startup.txt")"
 
 # --- servers ---------------------------------------------------------------------------
 cd "$ROOT"
-start_server mockbackend "$RAW/mockbackend.log" "$MB_BIN" --port 0 --log-level warning
-MB_PID=$SERVER_PID
-MB_PORT=$SERVER_PORT
-start_server hummingbird "$RAW/hummingbird.log" "$HB_BIN" 0
-HB_PID=$SERVER_PID
-HB_PORT=$SERVER_PORT
-log "mockbackend pid $MB_PID port $MB_PORT; hummingbird pid $HB_PID port $HB_PORT"
-
-for target in "mockbackend:$MB_PORT" "hummingbird:$HB_PORT"; do
-    curl -s -i "http://127.0.0.1:${target#*:}/health" >"$RAW/${target%%:*}-response.txt"
+WORK="$(mktemp -d)"
+trap 'cleanup; rm -rf "$WORK"' EXIT
+# The CPUs the servers may use: NIO's loop count for the tuned Hummingbird peer.
+SERVER_CPUS="$(taskset -c "$SERVER_CPU" nproc)"
+SERVERS=(mockbackend $PEERS)
+declare -A PID PORT LABEL
+for name in "${SERVERS[@]}"; do
+    case "$name" in
+    mockbackend)
+        start_server mockbackend "$RAW/mockbackend.log" "$MB_BIN" --port 0 --log-level warning
+        LABEL[$name]="mockbackend"
+        ;;
+    hummingbird)
+        # NIO sizes its loop group by the machine's CPUs, not by the affinity mask: on
+        # a 2-CPU machine two loops share the one CPU the server is pinned to.
+        start_server hummingbird "$RAW/hummingbird.log" "$HB_BIN" 0
+        LABEL[$name]="Hummingbird 2.28.1, NIO's default loops"
+        ;;
+    hummingbird-1loop)
+        start_server hummingbird-1loop "$RAW/hummingbird-1loop.log" \
+            env NIO_SINGLETON_GROUP_LOOP_COUNT="$SERVER_CPUS" "$HB_BIN" 0
+        LABEL[$name]="Hummingbird 2.28.1, $SERVER_CPUS NIO loop(s)"
+        ;;
+    nginx)
+        command -v nginx >/dev/null 2>&1 || die "nginx is required for the nginx peer"
+        NGINX_PORT="$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')"
+        mkdir -p "$WORK/nginx"
+        # One worker without a master, so its CPU time is one process's; no access log.
+        cat >"$WORK/nginx/nginx.conf" <<NGINX
+daemon off;
+master_process off;
+worker_processes 1;
+pid $WORK/nginx/nginx.pid;
+error_log $WORK/nginx/error.log warn;
+events { worker_connections 4096; }
+http {
+    access_log off;
+    client_body_temp_path $WORK/nginx;
+    keepalive_requests 1000000;
+    server {
+        listen 127.0.0.1:$NGINX_PORT;
+        location = /health { default_type application/json; return 200 '{"status":"ok"}'; }
+    }
+}
+NGINX
+        # nginx prints no listening line: the wrapper prints one once the port answers.
+        start_server nginx "$RAW/nginx.log" bash -c \
+            'nginx -p "$1" -c "$1/nginx.conf" & n=$!; for _ in $(seq 200); do curl -s -o /dev/null "http://127.0.0.1:$2/health" && break; sleep 0.05; done; echo "nginx listening on http://127.0.0.1:$2"; wait $n' \
+            _ "$WORK/nginx" "$NGINX_PORT"
+        # Measure the nginx process itself, not the wrapper shell.
+        SERVER_PID="$(pgrep -P "$SERVER_PID" -x nginx)"
+        PIDS+=("$SERVER_PID")
+        LABEL[$name]="nginx $(nginx -v 2>&1 | sed 's|.*nginx/||'), 1 worker"
+        ;;
+    *) die "unknown peer $name (PEERS: hummingbird hummingbird-1loop nginx)" ;;
+    esac
+    PID[$name]=$SERVER_PID
+    PORT[$name]=$SERVER_PORT
+    log "$name pid $SERVER_PID port $SERVER_PORT"
 done
-MB_RESP_BYTES="$(curl -s -o /dev/null -w '%{size_header}+%{size_download}' "http://127.0.0.1:$MB_PORT/health")"
-HB_RESP_BYTES="$(curl -s -o /dev/null -w '%{size_header}+%{size_download}' "http://127.0.0.1:$HB_PORT/health")"
+MB_PID=${PID[mockbackend]}
+
+declare -A RESP_BYTES RSS_IDLE RSS_AFTER
+for name in "${SERVERS[@]}"; do
+    curl -s -i "http://127.0.0.1:${PORT[$name]}/health" >"$RAW/$name-response.txt"
+    RESP_BYTES[$name]="$(curl -s -o /dev/null -w '%{size_header}+%{size_download}' "http://127.0.0.1:${PORT[$name]}/health")"
+done
 
 sleep 0.5
 MB_RSS_IDLE="$(rss_kib "$MB_PID")"
 MB_RSS_IDLE_SPLIT="$(rss_split "$MB_PID")"
-HB_RSS_IDLE="$(rss_kib "$HB_PID")"
+for name in "${SERVERS[@]}"; do RSS_IDLE[$name]="$(rss_kib "${PID[$name]}")"; done
 
 run_wrk() { # NAME PORT DURATION OUTFILE
     echo "loadavg before: $(cat /proc/loadavg)" >"$4.meta"
@@ -182,19 +248,20 @@ run_wrk() { # NAME PORT DURATION OUTFILE
 field() { sed -n 's/.* '"$2"'=\([0-9.]*\).*/\1/p' "$1"; }
 
 log "warm-up: $WARMUP per server"
-run_wrk mockbackend "$MB_PORT" "$WARMUP" "$RAW/warmup-mockbackend.txt"
-run_wrk hummingbird "$HB_PORT" "$WARMUP" "$RAW/warmup-hummingbird.txt"
+for name in "${SERVERS[@]}"; do run_wrk "$name" "${PORT[$name]}" "$WARMUP" "$RAW/warmup-$name.txt"; done
 MB_RSS_WARM="$(rss_kib "$MB_PID")"
 
-MB_RPS=() HB_RPS=() MB_P99=() HB_P99=() MB_RSS_RUN=()
-MB_RPC=() HB_RPC=() MB_SHARE=() HB_SHARE=() MB_THREADS=() HB_THREADS=()
+declare -A RPS P99 CPU_US SHARE THREADS
+MB_RSS_RUN=()
 ERRORS=0
+COUNT=${#SERVERS[@]}
 for run in $(seq 1 "$RUNS"); do
-    # Alternate which server goes first so drift over the session hits both.
-    if [ $((run % 2)) -eq 1 ]; then order="mockbackend hummingbird"; else order="hummingbird mockbackend"; fi
-    for name in $order; do
-        if [ "$name" = mockbackend ]; then port=$MB_PORT; else port=$HB_PORT; fi
-        if [ "$name" = mockbackend ]; then pid=$MB_PID; else pid=$HB_PID; fi
+    # Rotate which server goes first so drift over the session hits all of them alike.
+    order=()
+    for i in $(seq 0 $((COUNT - 1))); do order+=("${SERVERS[$(((i + run - 1) % COUNT))]}"); done
+    for name in "${order[@]}"; do
+        port=${PORT[$name]}
+        pid=${PID[$name]}
         out="$RAW/run$run-$name.txt"
         ticks0="$(cpu_ticks "$pid")"
         # Sample the server's thread count every 0.2 s while wrk runs; keep the peak.
@@ -213,77 +280,101 @@ for run in $(seq 1 "$RUNS"); do
         wait "$sampler"
         threads="$(cat "$out.threads")"
         rps="$(field "$out" rps)"
-        # Requests per CPU-second the server used, and the share of one CPU it got:
-        # robust to other work on the machine stealing CPU time from the server.
+        # Server CPU per request, and the share of one CPU the server got: robust to
+        # other work on the machine stealing CPU time from the server.
         cpu_s="$(awk -v a="$ticks0" -v b="$ticks1" -v hz="$CLK_TCK" 'BEGIN { printf "%.3f", (b - a) / hz }')"
-        rpc="$(awk -v n="$(field "$out" requests)" -v c="$cpu_s" 'BEGIN { printf "%.0f", (c > 0) ? n / c : 0 }')"
+        cpu_us="$(awk -v n="$(field "$out" requests)" -v c="$cpu_s" 'BEGIN { printf "%.2f", (n > 0) ? c * 1e6 / n : 0 }')"
         share="$(awk -v c="$cpu_s" -v s="$(field "$out" seconds)" 'BEGIN { printf "%.0f", 100 * c / s }')"
-        echo "server cpu seconds: $cpu_s; requests per cpu-second: $rpc; cpu share: $share%; loadavg after: $(cat /proc/loadavg)" >>"$out.meta"
+        echo "server cpu seconds: $cpu_s; cpu per request: $cpu_us us; cpu share: $share%; loadavg after: $(cat /proc/loadavg)" >>"$out.meta"
         p99="$(awk -v us="$(field "$out" p99_us)" 'BEGIN { printf "%.3f", us / 1000 }')"
         errs="$(sed -n 's/.*err_connect=\([0-9]*\) err_read=\([0-9]*\) err_write=\([0-9]*\) err_status=\([0-9]*\) err_timeout=\([0-9]*\).*/\1 \2 \3 \4 \5/p' "$out" | awk '{ print $1 + $2 + $3 + $4 + $5 }')"
         [ "$errs" -eq 0 ] || { ERRORS=$((ERRORS + errs)); log "warning: $errs errors against $name in run $run"; }
-        if [ "$name" = mockbackend ]; then
-            MB_RPS+=("$rps"); MB_P99+=("$p99"); MB_RSS_RUN+=("$(rss_kib "$MB_PID")")
-            MB_RPC+=("$rpc"); MB_SHARE+=("$share"); MB_THREADS+=("$threads")
-        else
-            HB_RPS+=("$rps"); HB_P99+=("$p99"); HB_RPC+=("$rpc"); HB_SHARE+=("$share"); HB_THREADS+=("$threads")
-        fi
-        log "run $run/$RUNS $name: $rps req/s, p99 $p99 ms, $rpc req per server CPU-second, server got $share% of a CPU, peak $threads threads"
+        RPS[$name]+="$rps "; P99[$name]+="$p99 "; CPU_US[$name]+="$cpu_us "; SHARE[$name]+="$share "
+        THREADS[$name]+="$threads "
+        [ "$name" = mockbackend ] && MB_RSS_RUN+=("$(rss_kib "$MB_PID")")
+        log "run $run/$RUNS $name: $rps req/s, p99 $p99 ms, $cpu_us µs server CPU per request, server got $share% of a CPU, peak $threads threads"
     done
 done
 
 sleep 1
 MB_RSS_AFTER="$(rss_kib "$MB_PID")"
 MB_RSS_AFTER_SPLIT="$(rss_split "$MB_PID")"
-HB_RSS_AFTER="$(rss_kib "$HB_PID")"
+for name in "${SERVERS[@]}"; do RSS_AFTER[$name]="$(rss_kib "${PID[$name]}")"; done
 MB_RSS_FIRST_RUN="${MB_RSS_RUN[0]}"
 
-MB_RPS_MED="$(echo "${MB_RPS[*]}" | median)"
-HB_RPS_MED="$(echo "${HB_RPS[*]}" | median)"
-MB_P99_MED="$(printf '%.3f' "$(echo "${MB_P99[*]}" | median)")"
-HB_P99_MED="$(printf '%.3f' "$(echo "${HB_P99[*]}" | median)")"
-MB_RPC_MED="$(echo "${MB_RPC[*]}" | median)"
-HB_RPC_MED="$(echo "${HB_RPC[*]}" | median)"
-RPC_RATIO="$(awk -v a="$MB_RPC_MED" -v b="$HB_RPC_MED" 'BEGIN { printf "%.2f", a / b }')"
-RATIO="$(awk -v a="$MB_RPS_MED" -v b="$HB_RPS_MED" 'BEGIN { printf "%.2f", a / b }')"
-P99_RATIO="$(awk -v a="$MB_P99_MED" -v b="$HB_P99_MED" 'BEGIN { printf "%.2f", a / b }')"
-
+declare -A RPS_MED P99_MED CPU_MED
+for name in "${SERVERS[@]}"; do
+    RPS_MED[$name]="$(echo "${RPS[$name]}" | median)"
+    P99_MED[$name]="$(printf '%.3f' "$(echo "${P99[$name]}" | median)")"
+    CPU_MED[$name]="$(printf '%.2f' "$(echo "${CPU_US[$name]}" | median)")"
+done
+ratio() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.2f", a / b }'; }
 verdict() { if [ "$1" = 1 ]; then echo met; else echo MISSED; fi; }
-T_RATIO="$(awk -v r="$RATIO" 'BEGIN { print (r >= 1.5) ? 1 : 0 }')"
-T_P99="$(awk -v a="$MB_P99_MED" -v b="$HB_P99_MED" 'BEGIN { print (a <= b) ? 1 : 0 }')"
+
+# Hummingbird at its best in this run: the variant with the higher median requests/s.
+HB_BEST=""
+for name in hummingbird hummingbird-1loop; do
+    [ -n "${PID[$name]:-}" ] || continue
+    if [ -z "$HB_BEST" ] || awk -v a="${RPS_MED[$name]}" -v b="${RPS_MED[$HB_BEST]}" 'BEGIN { exit !(a > b) }'; then
+        HB_BEST=$name
+    fi
+done
+
+CONTENDED=0
+for name in "${SERVERS[@]}"; do
+    for v in ${SHARE[$name]}; do [ "$v" -ge 90 ] || CONTENDED=$((CONTENDED + 1)); done
+done
+
 T_START="$(awk -v s="$STARTUP_MS" 'BEGIN { print (s < 20) ? 1 : 0 }')"
 T_RSS="$(awk -v k="$MB_RSS_IDLE" 'BEGIN { print (k < 15 * 1024) ? 1 : 0 }')"
 # "No growth": RSS after the last load run within 1 MiB of RSS after the first one.
 T_GROWTH="$(awk -v a="$MB_RSS_AFTER" -v f="$MB_RSS_FIRST_RUN" 'BEGIN { print (a - f <= 1024) ? 1 : 0 }')"
 
-CONTENDED=0
-for v in "${MB_SHARE[@]}" "${HB_SHARE[@]}"; do [ "$v" -ge 90 ] || CONTENDED=$((CONTENDED + 1)); done
-
 fmt() { printf '%.0f' "$1"; }
+per_run() { local v; for v in $1; do printf '%s ' "$(fmt "$v")"; done; }
+TABLE="$(for name in "${SERVERS[@]}"; do
+    printf '| %s | %s | %s | %s | %s| %s| %s| %s| %s|\n' "${LABEL[$name]}" "$(fmt "${RPS_MED[$name]}")" \
+        "${P99_MED[$name]}" "${CPU_MED[$name]}" "$(per_run "${RPS[$name]}")" "${P99[$name]}" "${CPU_US[$name]}" \
+        "${SHARE[$name]}" "${THREADS[$name]}"
+done)"
+TARGETS=""
+if [ -n "$HB_BEST" ]; then
+    R_HB="$(ratio "${RPS_MED[mockbackend]}" "${RPS_MED[$HB_BEST]}")"
+    T_HB="$(awk -v r="$R_HB" 'BEGIN { print (r >= 1.5) ? 1 : 0 }')"
+    T_P99="$(awk -v a="${P99_MED[mockbackend]}" -v b="${P99_MED[$HB_BEST]}" 'BEGIN { print (a <= b) ? 1 : 0 }')"
+    TARGETS+="- requests/s, mockbackend / Hummingbird at its best in this run (${LABEL[$HB_BEST]}): **$R_HB** (target ≥ 1.5: $(verdict "$T_HB"))"$'\n'
+    TARGETS+="- p99, mockbackend / that Hummingbird: **$(ratio "${P99_MED[mockbackend]}" "${P99_MED[$HB_BEST]}")** (${P99_MED[mockbackend]} ms vs ${P99_MED[$HB_BEST]} ms; target ≤ 1: $(verdict "$T_P99"))"$'\n'
+    for name in hummingbird hummingbird-1loop; do
+        [ -n "${PID[$name]:-}" ] || continue
+        TARGETS+="- against ${LABEL[$name]}: requests/s ×$(ratio "${RPS_MED[mockbackend]}" "${RPS_MED[$name]}"), p99 ×$(ratio "${P99_MED[mockbackend]}" "${P99_MED[$name]}"), server CPU per request ×$(ratio "${CPU_MED[mockbackend]}" "${CPU_MED[$name]}")"$'\n'
+    done
+fi
+if [ -n "${PID[nginx]:-}" ]; then
+    R_NG="$(ratio "${CPU_MED[mockbackend]}" "${CPU_MED[nginx]}")"
+    T_NG="$(awk -v r="$R_NG" 'BEGIN { print (r <= 2) ? 1 : 0 }')"
+    TARGETS+="- server CPU per request, mockbackend / nginx: **$R_NG** (${CPU_MED[mockbackend]} µs vs ${CPU_MED[nginx]} µs; target ≤ 2: $(verdict "$T_NG")); requests/s ×$(ratio "${RPS_MED[mockbackend]}" "${RPS_MED[nginx]}")"$'\n'
+fi
+
 SUMMARY="$(cat <<EOF
 ## GET /health, keep-alive — $(date -u '+%Y-%m-%d %H:%M UTC')
 
 Machine: $(nproc --all) CPUs, $(uname -m), CPUs ${BUSY_BEFORE}% busy with other work just before the run.
 Niceness $NICE. Servers pinned to CPU $SERVER_CPU, \`wrk -t1 -c$CONNECTIONS -d$DURATION --latency\` pinned to CPU $CLIENT_CPU;
-$RUNS measured runs per server, alternated run by run, after a $WARMUP warm-up each; medians shown.
+$RUNS measured runs per server, in turns rotated run by run, after a $WARMUP warm-up each; medians shown.
 mockbackend built from $MB_REVISION (binary $(date -u -r "$MB_BIN" '+%Y-%m-%d %H:%M UTC')).
-Response size (head+body bytes): mockbackend $MB_RESP_BYTES, hummingbird $HB_RESP_BYTES.
+Response size (head+body bytes): $(for name in "${SERVERS[@]}"; do printf '%s %s; ' "$name" "${RESP_BYTES[$name]}"; done)
 
-| server | requests/s (median) | p99 ms (median) | requests per server CPU-second (median) | requests/s per run | p99 ms per run | server's CPU share per run (%) | peak threads per run |
-|---|---:|---:|---:|---|---|---|---|
-| mockbackend | $(fmt "$MB_RPS_MED") | $MB_P99_MED | $(fmt "$MB_RPC_MED") | $(for v in "${MB_RPS[@]}"; do printf '%s ' "$(fmt "$v")"; done) | ${MB_P99[*]} | ${MB_SHARE[*]} | ${MB_THREADS[*]} |
-| hummingbird 2.28.1 | $(fmt "$HB_RPS_MED") | $HB_P99_MED | $(fmt "$HB_RPC_MED") | $(for v in "${HB_RPS[@]}"; do printf '%s ' "$(fmt "$v")"; done) | ${HB_P99[*]} | ${HB_SHARE[*]} | ${HB_THREADS[*]} |
+| server | requests/s (median) | p99 ms (median) | server CPU µs per request (median) | requests/s per run | p99 ms per run | CPU µs per request per run | server's CPU share per run (%) | peak threads per run |
+|---|---:|---:|---:|---|---|---|---|---|
+$TABLE
 
-- requests/s ratio mockbackend / hummingbird: **$RATIO** (target ≥ 1.5: $(verdict "$T_RATIO"))
-- requests per server CPU-second, mockbackend / hummingbird: **$RPC_RATIO** (efficiency; less sensitive to other load on the machine)
-- p99 mockbackend / hummingbird: **$P99_RATIO** ($MB_P99_MED ms vs $HB_P99_MED ms; target ≤ 1: $(verdict "$T_P99"))
-- mockbackend startup to first 200 on /health: **$STARTUP_MS ms** median of $STARTS (min $STARTUP_MIN, max $STARTUP_MAX; target < 20 ms: $(verdict "$T_START"))
+$TARGETS- mockbackend startup to first 200 on /health: **$STARTUP_MS ms** median of $STARTS (min $STARTUP_MIN, max $STARTUP_MAX; target < 20 ms: $(verdict "$T_START"))
 - mockbackend RSS idle after start: **$(mib "$MB_RSS_IDLE") MiB** = $MB_RSS_IDLE_SPLIT (target < 15 MiB: $(verdict "$T_RSS"))
 - mockbackend RSS after warm-up $(mib "$MB_RSS_WARM") MiB, after run 1 $(mib "$MB_RSS_FIRST_RUN") MiB, after all $RUNS runs **$(mib "$MB_RSS_AFTER") MiB**, $(awk -v a="$MB_RSS_AFTER" -v i="$MB_RSS_IDLE" 'BEGIN { printf "%+.1f", (a - i) / 1024 }') MiB over idle; after load = $MB_RSS_AFTER_SPLIT (no growth run 1 → last, ±1 MiB: $(verdict "$T_GROWTH"))
 - per-run RSS (MiB): $(for v in "${MB_RSS_RUN[@]}"; do printf '%s ' "$(mib "$v")"; done)
-- hummingbird RSS idle $(mib "$HB_RSS_IDLE") MiB, after load $(mib "$HB_RSS_AFTER") MiB
+- RSS idle → after load (MiB): $(for name in "${SERVERS[@]}"; do printf '%s %s → %s; ' "$name" "$(mib "${RSS_IDLE[$name]}")" "$(mib "${RSS_AFTER[$name]}")"; done)
 - wrk socket errors / non-2xx over all measured runs: $ERRORS
-- contended runs (server got < 90% of its CPU, i.e. other work shared CPU $SERVER_CPU): $CONTENDED of $((2 * RUNS))$(if [ "$CONTENDED" -gt 0 ]; then printf ' — **this result is disturbed by other load; rerun on a quiet machine**'; fi)
+- contended runs (server got < 90% of its CPU, i.e. other work shared CPU $SERVER_CPU): $CONTENDED of $((COUNT * RUNS))$(if [ "$CONTENDED" -gt 0 ]; then printf ' — **this result is disturbed by other load; rerun on a quiet machine**'; fi)
 EOF
 )"
 

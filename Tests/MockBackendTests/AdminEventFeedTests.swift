@@ -290,4 +290,20 @@ struct AdminEventFeedTests {
             #expect(listed.text.contains(#""lastEventId":"23""#))
         }
     }
+
+    /// Heartbeats and idle checks do not log the waiting request events (they read no
+    /// stream's log); listing the streams does.
+    @Test func onlyAReaderOfTheFeedLogsTheWaitingRequestEvents() async throws {
+        var configuration = MockBackendConfiguration.forTesting()
+        configuration.heartbeatInterval = .milliseconds(20)
+        try await withRunningServer(configuration) { server in
+            for index in 1...3 {
+                #expect(try await server.request("GET", "/health?n=\(index)").status == 200)
+            }
+            try await Task.sleep(for: .milliseconds(200))
+            #expect(server.app.events.waitingRequestEvents == 3)
+            #expect(try await server.request("GET", "/__admin/streams").status == 200)
+            #expect(server.app.events.waitingRequestEvents == 0)
+        }
+    }
 }

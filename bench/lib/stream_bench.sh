@@ -42,7 +42,9 @@ log "open-file limit: $(ulimit -n)"
 
 # --- build -----------------------------------------------------------------------------
 # mockbackend as every benchmark measures it: release, static stdlib, its own scratch path.
-MB_BUILD=(swift build -c release --static-swift-stdlib --scratch-path "$ROOT/.build-bench")
+# shellcheck source=release_flags.sh
+source "$(dirname "${BASH_SOURCE[0]}")/release_flags.sh"
+MB_BUILD=(swift build "${MB_RELEASE_FLAGS[@]}" --scratch-path "$ROOT/.build-bench")
 # Others edit Sources/ while this runs; swift build then stops with "modified during the
 # build": try again a few times.
 build() {

@@ -64,7 +64,9 @@ if [ "$NICE" = auto ]; then
 fi
 pinned() { local cpu="$1"; shift; nice -n "$NICE" taskset -c "$cpu" "$@"; }
 
-MB_BUILD=(swift build -c release --static-swift-stdlib --scratch-path "$ROOT/.build-bench")
+# shellcheck source=../lib/release_flags.sh
+source "$(dirname "${BASH_SOURCE[0]}")/../lib/release_flags.sh"
+MB_BUILD=(swift build "${MB_RELEASE_FLAGS[@]}" --scratch-path "$ROOT/.build-bench")
 if [ "$SKIP_BUILD" != 1 ]; then
     log "building mockbackend (release, static stdlib)"
     (cd "$ROOT" && "${MB_BUILD[@]}" --product mockbackend) >&2

@@ -82,6 +82,11 @@ package final class AdminEventFeed: Sendable {
         deferred.withLock { log(&$0) }
     }
 
+    /// How many request events wait to be logged, those past retention included.
+    package var waitingRequestEvents: Int {
+        deferred.withLock { $0.dropped + $0.requests.count }
+    }
+
     /// Counts a new subscriber and logs what waits, so it finds the whole history and gets
     /// every later request event live. `stopWatching` undoes the count.
     func startWatching() {

@@ -59,6 +59,11 @@ package final class EventStreamRegistry: Sendable {
         return streams.withLock { Array($0.values) }.sorted { $0.name < $1.name }
     }
 
+    /// Every stream, without the work done before reading (`beforeReading`): for the
+    /// timers, whose heartbeats and idle checks read no stream's log. Running the hooks
+    /// there would log the admin feed's waiting request events every heartbeat.
+    private var unread: [EventStream] { streams.withLock { Array($0.values) } }
+
     /// Adds work to do before the admin API reads streams (`all`, `existingStream`): a
     /// stream whose events wait to be logged logs them (`AdminEventFeed.flushDeferred`).
     package func beforeReading(_ hook: @escaping @Sendable () -> Void) {
@@ -89,7 +94,7 @@ package final class EventStreamRegistry: Sendable {
         if heartbeat > .zero {
             started.append(
                 clock.repeating(every: heartbeat) { [weak self] in
-                    for stream in self?.all ?? [] { stream.sendHeartbeat() }
+                    for stream in self?.unread ?? [] { stream.sendHeartbeat() }
                 })
         }
         if idleCheck > .zero {
@@ -97,7 +102,9 @@ package final class EventStreamRegistry: Sendable {
                 clock.repeating(every: idleCheck) { [weak self] in
                     guard let self else { return }
                     let now = clock.now
-                    for stream in all where stream.settings.idleTimeout != nil { stream.closeIdleSubscribers(now: now) }
+                    for stream in unread where stream.settings.idleTimeout != nil {
+                        stream.closeIdleSubscribers(now: now)
+                    }
                 })
         }
         let previous = timers.withLock { timers in

@@ -66,15 +66,19 @@ extension HTTPConnection {
             let framing: BodyFraming =
                 HTTPResponseEncoder.statusForbidsBody(response.status)
                 ? .none : .length(resetContent ? 0 : body.count)
-            let head = HTTPResponseEncoder.head(
-                status: response.status, headers: response.headers, version: version, framing: framing,
-                keepAlive: keepAlive)
             current = flight
             if flight.shaper == nil {
                 // Head and body in one write: with TCP_NODELAY a separate small write per part
                 // would cost a delayed-ACK round trip on every request.
-                outbound.append(.bytes(bodyless ? head : head + body))
+                outbound.append(
+                    .bytes(
+                        HTTPResponseEncoder.head(
+                            status: response.status, headers: response.headers, version: version, framing: framing,
+                            keepAlive: keepAlive, body: bodyless ? [] : body)))
             } else {
+                let head = HTTPResponseEncoder.head(
+                    status: response.status, headers: response.headers, version: version, framing: framing,
+                    keepAlive: keepAlive)
                 enqueueShaped(head, kind: .head)
                 if !bodyless { enqueueShaped(body, kind: .body) }
                 enqueueShaped([], kind: .end)

@@ -8,15 +8,20 @@ import Darwin
 
 /// The IMF-fixdate for the `Date` header (RFC 9110 §5.6.7), formatted once per second.
 enum HTTPDate {
-    private static let cache = LockedValue<(second: time_t, text: String)>((0, ""))
+    private static let cache = LockedValue<(second: time_t, text: [UInt8])>((0, []))
     private static let days = ["Sun", "Mon", "Tue", "Wed", "Thu", "Fri", "Sat"]
     private static let months = ["Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"]
 
-    static func now() -> String {
+    /// Appends the current date's IMF-fixdate.
+    static func appendNow(to bytes: inout [UInt8]) {
+        bytes += current()
+    }
+
+    private static func current() -> [UInt8] {
         let second = time(nil)
         return cache.withLock { cached in
             if cached.second != second {
-                cached = (second, format(second))
+                cached = (second, Array(format(second).utf8))
             }
             return cached.text
         }

@@ -32,6 +32,11 @@ public struct HTTPHeaders: Sendable, Equatable, Sequence, ExpressibleByDictionar
         fields.filter { Self.equalIgnoringCase($0.name, name) }.map(\.value)
     }
 
+    /// How many fields of that name there are.
+    public func count(of name: String) -> Int {
+        fields.reduce(0) { $0 + (Self.equalIgnoringCase($1.name, name) ? 1 : 0) }
+    }
+
     public func contains(_ name: String) -> Bool {
         fields.contains { Self.equalIgnoringCase($0.name, name) }
     }
@@ -69,6 +74,16 @@ public struct HTTPHeaders: Sendable, Equatable, Sequence, ExpressibleByDictionar
         let left = lhs.utf8
         let right = rhs.utf8
         guard left.count == right.count else { return false }
+        // Native strings are contiguous UTF-8: compare the bytes in place.
+        let contiguous = left.withContiguousStorageIfAvailable { leftBytes in
+            right.withContiguousStorageIfAvailable { rightBytes in
+                for index in 0..<leftBytes.count where asciiLower(leftBytes[index]) != asciiLower(rightBytes[index]) {
+                    return false
+                }
+                return true
+            }
+        }
+        if let result = contiguous ?? nil { return result }
         return zip(left, right).allSatisfy { asciiLower($0) == asciiLower($1) }
     }
 

@@ -25,7 +25,8 @@ public struct HTTPRequest: Sendable, Equatable {
         self.version = version
         self.headers = headers
         self.body = body
-        if let mark = target.firstIndex(of: "?") {
+        // Searched as bytes: `?` is ASCII, so its index is a character boundary too.
+        if let mark = target.utf8.firstIndex(of: UInt8(ascii: "?")) {
             path = String(target[..<mark])
             query = String(target[target.index(after: mark)...])
         } else {

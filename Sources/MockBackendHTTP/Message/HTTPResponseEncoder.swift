@@ -18,27 +18,76 @@ enum HTTPResponseEncoder {
     static let continueHead = Array("HTTP/1.1 100 Continue\r\n\r\n".utf8)
     static let lastChunk = Array("0\r\n\r\n".utf8)
 
+    /// The response head, followed by `body` in the same buffer (one allocation, one write).
+    /// Built as bytes: no intermediate string per field.
     static func head(
-        status: Int, headers: HTTPHeaders, version: HTTPVersion, framing: BodyFraming, keepAlive: Bool
+        status: Int, headers: HTTPHeaders, version: HTTPVersion, framing: BodyFraming, keepAlive: Bool,
+        body: [UInt8] = []
     ) -> [UInt8] {
-        var text = version == .http10 ? "HTTP/1.0 " : "HTTP/1.1 "
-        text += "\(status) \(HTTPStatus.reasonPhrase(status))\r\nDate: \(HTTPDate.now())\r\nServer: mockbackend\r\n"
-        for field in headers where !framingFields.contains(where: { HTTPHeaders.equalIgnoringCase($0, field.name) }) {
-            text += "\(field.name): \(field.value)\r\n"
+        var bytes: [UInt8] = []
+        bytes.reserveCapacity(160 + headers.count * 48 + body.count)
+        bytes += version == .http10 ? http10 : http11
+        appendDecimal(status, to: &bytes)
+        bytes.append(UInt8(ascii: " "))
+        bytes += HTTPStatus.reasonPhrase(status).utf8
+        bytes += crlfDate
+        HTTPDate.appendNow(to: &bytes)
+        bytes += crlfServer
+        for field in headers where !isFramingField(field.name) {
+            bytes += field.name.utf8
+            bytes += colonSpace
+            bytes += field.value.utf8
+            bytes += crlf
         }
         switch framing {
-        case .length(let count): text += "Content-Length: \(count)\r\n"
-        case .chunked: text += "Transfer-Encoding: chunked\r\n"
-        case .closeDelimited, .none: break
+        case .length(let count):
+            bytes += contentLength
+            appendDecimal(count, to: &bytes)
+            bytes += crlf
+        case .chunked:
+            bytes += transferEncodingChunked
+        case .closeDelimited, .none:
+            break
         }
         if !keepAlive {
-            text += "Connection: close\r\n"
+            bytes += connectionClose
         } else if version == .http10 {
-            text += "Connection: keep-alive\r\n"
+            bytes += connectionKeepAlive
         }
-        text += "\r\n"
-        return Array(text.utf8)
+        bytes += crlf
+        bytes += body
+        return bytes
     }
+
+    private static func isFramingField(_ name: String) -> Bool {
+        framingFields.contains { HTTPHeaders.equalIgnoringCase($0, name) }
+    }
+
+    /// Appends `value` (not negative) in decimal ASCII.
+    private static func appendDecimal(_ value: Int, to bytes: inout [UInt8]) {
+        guard value > 0 else {
+            bytes.append(UInt8(ascii: "0"))
+            return
+        }
+        let start = bytes.count
+        var rest = value
+        while rest > 0 {
+            bytes.append(UInt8(ascii: "0") + UInt8(rest % 10))
+            rest /= 10
+        }
+        bytes[start...].reverse()
+    }
+
+    private static let http11 = Array("HTTP/1.1 ".utf8)
+    private static let http10 = Array("HTTP/1.0 ".utf8)
+    private static let crlf = Array("\r\n".utf8)
+    private static let colonSpace = Array(": ".utf8)
+    private static let crlfDate = Array("\r\nDate: ".utf8)
+    private static let crlfServer = Array("\r\nServer: mockbackend\r\n".utf8)
+    private static let contentLength = Array("Content-Length: ".utf8)
+    private static let transferEncodingChunked = Array("Transfer-Encoding: chunked\r\n".utf8)
+    private static let connectionClose = Array("Connection: close\r\n".utf8)
+    private static let connectionKeepAlive = Array("Connection: keep-alive\r\n".utf8)
 
     /// One chunk: size in hex, CRLF, data, CRLF (RFC 9112 §7.1).
     /// Framed in one allocation: every broadcast event is framed once this way.

@@ -76,24 +76,26 @@ extension HTTPRequestParser {
     }
 
     private mutating func interpretHead(_ head: ArraySlice<UInt8>) -> HeadOutcome {
-        var lines: [ArraySlice<UInt8>] = []
+        // The head ends in an empty line, so every line ends in LF.
         var lineStart = head.startIndex
-        for index in head.indices where head[index] == lf {
-            var lineEnd = index
+        /// The next line without its line end, and the index after its LF; nil at the
+        /// empty line that ends the head.
+        func nextLine() -> ArraySlice<UInt8>? {
+            guard let newline = head[lineStart...].firstIndex(of: lf) else { return nil }
+            var lineEnd = newline
             if lineEnd > lineStart, head[lineEnd - 1] == cr { lineEnd -= 1 }
-            lines.append(head[lineStart..<lineEnd])
-            lineStart = index + 1
+            let line = head[lineStart..<lineEnd]
+            lineStart = newline + 1
+            return lineStart == head.endIndex ? nil : line
         }
-        // The last line is the empty one that ends the head.
-        lines.removeLast()
-        guard let requestLine = lines.first else {
+        guard let requestLine = nextLine() else {
             return .failure(.malformedRequestLine("The request line is missing."))
         }
         // Size limits first, in the order the partial-head checks apply them.
         if requestLine.count > requestLineLimit - (head[requestLine.endIndex] == cr ? 1 : 0) {
             return .failure(.uriTooLong(limits.maxTargetLength))
         }
-        if let requestLineEnd = head.firstIndex(of: lf), head.endIndex - (requestLineEnd + 1) > limits.maxHeaderBytes {
+        if head.endIndex - lineStart > limits.maxHeaderBytes {
             return .failure(.headersTooLarge("The header section is larger than \(limits.maxHeaderBytes) bytes."))
         }
         if requestLine.contains(cr) { return .failure(.malformedRequestLine("The request line contains a bare CR.")) }
@@ -104,7 +106,7 @@ extension HTTPRequestParser {
         }
 
         var headers = HTTPHeaders()
-        for line in lines.dropFirst() {
+        while let line = nextLine() {
             if headers.count >= limits.maxHeaderCount {
                 return .failure(.headersTooLarge("More than \(limits.maxHeaderCount) header fields."))
             }
@@ -116,8 +118,8 @@ extension HTTPRequestParser {
 
         var request = HTTPRequest(method: start.method, target: start.target, version: start.version, headers: headers)
         if start.version.keepsAliveByDefault {
-            guard headers.values(for: "Host").count == 1 else { return .failure(.missingHost) }
-        } else if headers.values(for: "Host").count > 1 {
+            guard headers.count(of: "Host") == 1 else { return .failure(.missingHost) }
+        } else if headers.count(of: "Host") > 1 {
             return .failure(.missingHost)
         }
 
@@ -220,11 +222,18 @@ struct RequestLine {
     var version: HTTPVersion
 
     static func parse(_ line: ArraySlice<UInt8>, limits: HTTPParserLimits) -> Result<RequestLine, HTTPParseError> {
-        let parts = line.split(separator: space, omittingEmptySubsequences: false)
-        guard parts.count == 3, parts.allSatisfy({ !$0.isEmpty }) else {
+        guard let firstSpace = line.firstIndex(of: space),
+            let secondSpace = line[(firstSpace + 1)...].firstIndex(of: space),
+            !line[(secondSpace + 1)...].contains(space)
+        else {
             return .failure(.malformedRequestLine("A request line is METHOD SP TARGET SP HTTP-VERSION."))
         }
-        let (methodBytes, targetBytes, versionBytes) = (parts[0], parts[1], parts[2])
+        let methodBytes = line[..<firstSpace]
+        let targetBytes = line[(firstSpace + 1)..<secondSpace]
+        let versionBytes = line[(secondSpace + 1)...]
+        guard !methodBytes.isEmpty, !targetBytes.isEmpty, !versionBytes.isEmpty else {
+            return .failure(.malformedRequestLine("A request line is METHOD SP TARGET SP HTTP-VERSION."))
+        }
         guard methodBytes.allSatisfy(HTTPToken.isTChar) else {
             return .failure(.malformedRequestLine("The method is not a token."))
         }
@@ -247,9 +256,9 @@ struct RequestLine {
     }
 
     private static func parseVersion(_ bytes: ArraySlice<UInt8>) -> HTTPVersion? {
-        let text = Array(bytes)
-        guard text.count == 8, text[0..<5].elementsEqual("HTTP/".utf8), text[6] == UInt8(ascii: "."),
-            let major = digit(text[5]), let minor = digit(text[7])
+        let base = bytes.startIndex
+        guard bytes.count == 8, bytes[base..<(base + 5)].elementsEqual("HTTP/".utf8),
+            bytes[base + 6] == UInt8(ascii: "."), let major = digit(bytes[base + 5]), let minor = digit(bytes[base + 7])
         else { return nil }
         return HTTPVersion(major: major, minor: minor)
     }
