@@ -50,7 +50,8 @@ public struct RoutePattern: Sendable, Hashable, CustomStringConvertible {
             case .rest:
                 return parameters
             case .literal(let literal):
-                guard pathIndex < path.count, path[pathIndex] == literal else { return nil }
+                // Bytewise (RFC 3986 §6.2.1): a target is ASCII, so no Unicode comparison is needed.
+                guard pathIndex < path.count, path[pathIndex].utf8.elementsEqual(literal.utf8) else { return nil }
             case .parameter(let name):
                 guard pathIndex < path.count, let value = PercentDecoding.decode(path[pathIndex]) else { return nil }
                 parameters[name] = value

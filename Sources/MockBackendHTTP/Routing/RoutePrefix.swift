@@ -36,7 +36,8 @@ public struct RoutePrefix: Sendable, Hashable, CustomStringConvertible, Expressi
     public func contains(path: String) -> Bool {
         var pathSegments = PathSegments(path).makeIterator()
         for segment in segments {
-            guard let next = pathSegments.next(), next == segment else { return false }
+            // Bytewise, as routes match (`RoutePattern.match`).
+            guard let next = pathSegments.next(), next.utf8.elementsEqual(segment.utf8) else { return false }
         }
         return true
     }
@@ -44,7 +45,9 @@ public struct RoutePrefix: Sendable, Hashable, CustomStringConvertible, Expressi
     /// Whether a path already split by `PathSegments` lies under the prefix.
     func contains(_ pathSegments: [Substring]) -> Bool {
         guard pathSegments.count >= segments.count else { return false }
-        for (segment, pathSegment) in zip(segments, pathSegments) where pathSegment != segment { return false }
+        for (segment, pathSegment) in zip(segments, pathSegments) where !pathSegment.utf8.elementsEqual(segment.utf8) {
+            return false
+        }
         return true
     }
 

@@ -132,10 +132,24 @@ public struct Router: RouteBuilder, Sendable {
     }
 
     private func resolve(_ method: String, _ segments: [Substring], _ candidateIndexes: [Int]) -> RouteResolution {
+        // Most paths match one pattern: answered without collecting the candidates.
+        var only: (index: Int, parameters: [String: String])?
         var candidates: [(route: Route, parameters: [String: String])] = []
         for index in candidateIndexes {
             guard let parameters = routes[index].pattern.match(segments) else { continue }
+            if candidates.isEmpty, only == nil {
+                only = (index, parameters)
+                continue
+            }
+            if let first = only {
+                candidates.append((routes[first.index], first.parameters))
+                only = nil
+            }
             candidates.append((routes[index], parameters))
+        }
+        if let only {
+            if routes[only.index].method == method { return .matched(routes[only.index], parameters: only.parameters) }
+            candidates.append((routes[only.index], only.parameters))
         }
         guard let best = candidates.map(\.route.pattern.specificity).max(by: RoutePattern.lessSpecific) else {
             return .notFound
