@@ -83,12 +83,15 @@ final class HTTPConnection: @unchecked Sendable {
         let chunked: Bool
     }
 
-    var parser: HTTPRequestParser
-    var pending: [Pending] = []
+    // The properties every request or stream write touches skip Swift's dynamic
+    // exclusivity check, which cost a tenth of a broadcast's instructions and a few
+    // percent of a request's: they are confined to the loop (see above), and no access to
+    // them spans a call that could reach them again (`parser.feed` and the other mutating
+    // calls on them run no connection code). `current` keeps the check: producers' writes
+    // reach it from inside calls that open it.
+    @exclusivity(unchecked) var parser: HTTPRequestParser
+    @exclusivity(unchecked) var pending: [Pending] = []
     var current: ResponseInFlight?
-    // The few properties every stream write reads skip Swift's dynamic exclusivity check,
-    // which cost a tenth of a broadcast's instructions: they are confined to the loop (see
-    // above), and no access to them spans a call that could reach them again.
     /// The current response when it is a producing plain stream: kept in step with
     /// `current` (set when such a stream starts, cleared when it stops producing or the
     /// connection closes), so a write checks one field instead of opening `current`.
@@ -97,15 +100,15 @@ final class HTTPConnection: @unchecked Sendable {
     @exclusivity(unchecked) var lifecycle = Lifecycle.open
     /// Producers waiting for the unsent bytes to go down (`whenDrained`).
     var drainWaiters: [DrainWaiter] = []
-    var isProcessing = false
-    var peerClosed = false
-    var stoppedReading = false
-    var shuttingDown = false
-    var servedRequests = 0
+    @exclusivity(unchecked) var isProcessing = false
+    @exclusivity(unchecked) var peerClosed = false
+    @exclusivity(unchecked) var stoppedReading = false
+    @exclusivity(unchecked) var shuttingDown = false
+    @exclusivity(unchecked) var servedRequests = 0
 
     /// Tells the connection when its socket can be read or written.
     let readiness: any SocketReadiness
-    var readSuspended = false
+    @exclusivity(unchecked) var readSuspended = false
     @exclusivity(unchecked) var writeArmed = false
     /// TLS only: a read that must write first waits for the socket to become writable,
     /// and a write that must read first waits for it to become readable.
@@ -114,11 +117,11 @@ final class HTTPConnection: @unchecked Sendable {
     let socketCloser: SocketCloser
 
     let deadlineTimer: DispatchSourceTimer
-    var deadlinePhase = DeadlinePhase.none
+    @exclusivity(unchecked) var deadlinePhase = DeadlinePhase.none
     /// When the current phase times out; nil for none.
-    var deadline: ContinuousClock.Instant?
+    @exclusivity(unchecked) var deadline: ContinuousClock.Instant?
     /// When the deadline timer is set to fire next; nil when it is not set.
-    var timerFiresAt: ContinuousClock.Instant?
+    @exclusivity(unchecked) var timerFiresAt: ContinuousClock.Instant?
     var pauseTimer: DispatchSourceTimer?
     @exclusivity(unchecked) var isPausing = false
     /// Set by an `OutboundSegment.blackhole`: nothing is written or read again.

@@ -1,3 +1,9 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
 /// The segments of a request path as routing reads them; every routing decision
 /// (`Router.resolve`, `RoutePrefix.contains`) reads a path through this one definition, so
 /// the group a path belongs to and the route it reaches cannot disagree.
@@ -42,5 +48,20 @@ public struct PathSegments: Sequence, Sendable {
             // boundaries: the slice is valid.
             return path[start..<end]
         }
+    }
+}
+
+extension Substring {
+    /// Whether the segment's bytes are `literal`'s: routing compares as bytes (RFC 3986
+    /// §6.2.1), a request target being ASCII. Compares contiguous UTF-8 in place.
+    func hasSameBytes(as literal: String) -> Bool {
+        let compared = utf8.withContiguousStorageIfAvailable { segment in
+            literal.utf8.withContiguousStorageIfAvailable { literal in
+                segment.count == literal.count
+                    && (segment.isEmpty || memcmp(segment.baseAddress!, literal.baseAddress!, segment.count) == 0)
+            }
+        }
+        if let compared = compared ?? nil { return compared }
+        return utf8.elementsEqual(literal.utf8)
     }
 }

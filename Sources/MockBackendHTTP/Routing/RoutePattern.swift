@@ -51,7 +51,7 @@ public struct RoutePattern: Sendable, Hashable, CustomStringConvertible {
                 return parameters
             case .literal(let literal):
                 // Bytewise (RFC 3986 §6.2.1): a target is ASCII, so no Unicode comparison is needed.
-                guard pathIndex < path.count, path[pathIndex].utf8.elementsEqual(literal.utf8) else { return nil }
+                guard pathIndex < path.count, path[pathIndex].hasSameBytes(as: literal) else { return nil }
             case .parameter(let name):
                 guard pathIndex < path.count, let value = PercentDecoding.decode(path[pathIndex]) else { return nil }
                 parameters[name] = value

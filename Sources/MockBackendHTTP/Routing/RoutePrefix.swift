@@ -37,7 +37,7 @@ public struct RoutePrefix: Sendable, Hashable, CustomStringConvertible, Expressi
         var pathSegments = PathSegments(path).makeIterator()
         for segment in segments {
             // Bytewise, as routes match (`RoutePattern.match`).
-            guard let next = pathSegments.next(), next.utf8.elementsEqual(segment.utf8) else { return false }
+            guard let next = pathSegments.next(), next.hasSameBytes(as: segment) else { return false }
         }
         return true
     }
@@ -45,7 +45,7 @@ public struct RoutePrefix: Sendable, Hashable, CustomStringConvertible, Expressi
     /// Whether a path already split by `PathSegments` lies under the prefix.
     func contains(_ pathSegments: [Substring]) -> Bool {
         guard pathSegments.count >= segments.count else { return false }
-        for (segment, pathSegment) in zip(segments, pathSegments) where !pathSegment.utf8.elementsEqual(segment.utf8) {
+        for (segment, pathSegment) in zip(segments, pathSegments) where !pathSegment.hasSameBytes(as: segment) {
             return false
         }
         return true
