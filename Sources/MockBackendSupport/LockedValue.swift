@@ -8,8 +8,10 @@ import Darwin
 /// `Synchronization.Mutex` (which needs newer Apple systems) or `NSLock` (which would pull
 /// all of Foundation into the server).
 package final class LockedValue<Value>: @unchecked Sendable {
-    private let mutex: UnsafeMutablePointer<pthread_mutex_t>
-    private var value: Value
+    // Usable from inlined code: `withLock` is inlined into its callers in other modules,
+    // where a generic call with a closure cost more than the lock itself.
+    @usableFromInline let mutex: UnsafeMutablePointer<pthread_mutex_t>
+    @usableFromInline var value: Value
 
     package init(_ value: Value) {
         self.value = value
@@ -26,6 +28,7 @@ package final class LockedValue<Value>: @unchecked Sendable {
 
     /// Runs `body` with exclusive access to the value.
     @discardableResult
+    @inlinable
     package func withLock<Result>(_ body: (inout Value) throws -> Result) rethrows -> Result {
         pthread_mutex_lock(mutex)
         defer { pthread_mutex_unlock(mutex) }
@@ -33,5 +36,6 @@ package final class LockedValue<Value>: @unchecked Sendable {
     }
 
     /// A copy of the current value.
+    @inlinable
     package var current: Value { withLock { $0 } }
 }
