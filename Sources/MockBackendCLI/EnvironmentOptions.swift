@@ -10,6 +10,7 @@ enum EnvironmentOptions {
     static let valueOptions = [
         "host", "port", "public-dir", "openapi-file", "log-level", "log-format", "max-connections", "heartbeat",
         "sse-padding", "session-ttl", "userinfo-idle-timeout", "ws-ping-interval", "balance-update-variants", "clock",
+        "readiness",
         "speed", "seed", "generation-seconds", "scenario", "mappings", "api-key", "admin-token", "tls-port",
         "tls-cert", "tls-key", "tls-cert-out",
     ]

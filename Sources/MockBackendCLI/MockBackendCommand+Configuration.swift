@@ -8,6 +8,16 @@ enum ClockOption: String, ExpressibleByArgument, CaseIterable {
     case manual
 }
 
+/// What watches the server's sockets (`ReadinessMechanism`): `--readiness`.
+enum ReadinessOption: String, ExpressibleByArgument, CaseIterable {
+    case epoll
+    case dispatch
+
+    static var platformDefault: ReadinessOption {
+        ReadinessMechanism.platformDefault == .epoll ? .epoll : .dispatch
+    }
+}
+
 /// How log lines are written.
 enum LogFormat: String, ExpressibleByArgument, CaseIterable {
     case text
@@ -72,6 +82,7 @@ extension MockBackendCommand {
         configuration.http.webSocket.pingInterval = .milliseconds(Int((wsPingInterval * 1000).rounded()))
         configuration.player.balanceUpdateVariants = balanceUpdateVariants
         configuration.clock = clock == .manual ? .manual : .real(speed: speed)
+        configuration.http.readiness = readiness == .epoll ? .epoll : .dispatchSources
         configuration.seed = seed
         configuration.workflowAPIKey = apiKey
         configuration.adminToken = adminToken

@@ -91,6 +91,13 @@ struct MockBackendCommand: ParsableCommand {
 
     @Option(
         help: .withVariable(
+            "readiness",
+            "How the server watches its sockets: epoll (the default on Linux) or dispatch (Dispatch sources, the default elsewhere)."
+        ))
+    var readiness: ReadinessOption = .platformDefault
+
+    @Option(
+        help: .withVariable(
             "speed", "Factor every simulated duration is scaled by: 2 runs jobs, TTLs and heartbeats twice as fast."))
     var speed: Double = 1
 

@@ -204,6 +204,25 @@ struct ProcessTests {
         #expect(set.http.webSocket.pingInterval == .zero)
     }
 
+    /// `--readiness` picks what watches the sockets; the platform's default without it, and
+    /// a server started with either serves requests.
+    @Test func readinessPicksTheMechanism() async throws {
+        #expect(try MockBackendCommand.parse([]).appConfiguration.http.readiness == .platformDefault)
+        #expect(
+            try MockBackendCommand.parse(["--readiness", "dispatch"]).appConfiguration.http.readiness
+                == .dispatchSources)
+        #expect(try MockBackendCommand.parse(["--readiness", "epoll"]).appConfiguration.http.readiness == .epoll)
+        #expect(throws: (any Error).self) { try MockBackendCommand.parse(["--readiness", "kqueue"]) }
+        for mode in ["dispatch", "epoll"] {
+            let server = try ServerProcess(["--port", "0", "--readiness", mode])
+            let port = try await server.waitForListening()
+            let client = try RawHTTPClient(port: port)
+            for _ in 0..<3 { #expect(try await client.get("/health").status == 200, "\(mode)") }
+            server.process.terminate()
+            #expect(await server.waitForExit(timeout: .seconds(2)) == 0)
+        }
+    }
+
     @Test(arguments: ["--userinfo-idle-timeout", "--session-ttl", "--ws-ping-interval", "--heartbeat"])
     func durationsOutOfRangeAreRefused(_ option: String) {
         for value in ["-1", "nan", "1e300", "inf"] {
