@@ -13,8 +13,9 @@
 #   CLIENT_CPU=1    CPU wrk (and the startup poller) is pinned to
 #   SKIP_BUILD=1    use the existing release binaries
 #   WAIT_FOR_IDLE=1 before measuring, wait (up to ~10 min) until the CPUs are >= 85% idle
-#   NICE=-10        scheduling niceness of servers, wrk and the startup poller (default -10
-#                   as root, 0 otherwise) so background jobs disturb the numbers less
+#   NICE=0          scheduling niceness of servers, wrk and the startup poller; -10 (as
+#                   root) lets background jobs disturb the numbers less, but slows the
+#                   Hummingbird peer (see bench/conditions.sh)
 #   PEERS="hummingbird hummingbird-1loop nginx"
 #                   the peers measured beside mockbackend, taking turns run by run:
 #                   Hummingbird as its README runs it (NIO's default loop count), the same
@@ -81,9 +82,10 @@ fi
 for tool in wrk taskset curl python3 swift awk; do
     command -v "$tool" >/dev/null 2>&1 || die "$tool is required"
 done
-if [ "$NICE" = auto ]; then
-    if [ "$(id -u)" -eq 0 ]; then NICE=-10; else NICE=0; fi
-fi
+# Niceness moves the peers differently (bench/conditions.sh: Hummingbird loses a third of
+# its throughput at -10, its threads hand work to each other on one CPU), so the default
+# is the niceness every process starts with.
+if [ "$NICE" = auto ]; then NICE=0; fi
 # Every measured process runs through this: pinned and at the chosen niceness.
 pinned() { local cpu="$1"; shift; nice -n "$NICE" taskset -c "$cpu" "$@"; }
 NCPU="$(nproc --all)"
@@ -162,6 +164,9 @@ log "startup time: $STARTS starts of mockbackend"
 STARTUP_MS="$(awk '$1 == "MEDIAN" { print $2 }' "$RAW/startup.txt")"
 STARTUP_MIN="$(awk '$1 == "MIN" { print $2 }' "$RAW/startup.txt")"
 STARTUP_MAX="$(awk '$1 == "MAX" { print $2 }' "$RAW/startup.txt")"
+START_RSS_MEDIAN="$(awk '$1 == "RSS_MEDIAN" { print $2 }' "$RAW/startup.txt")"
+START_RSS_MIN="$(awk '$1 == "RSS_MIN" { print $2 }' "$RAW/startup.txt")"
+START_RSS_MAX="$(awk '$1 == "RSS_MAX" { print $2 }' "$RAW/startup.txt")"
 
 # --- servers ---------------------------------------------------------------------------
 cd "$ROOT"
@@ -326,7 +331,10 @@ for name in "${SERVERS[@]}"; do
 done
 
 T_START="$(awk -v s="$STARTUP_MS" 'BEGIN { print (s < 20) ? 1 : 0 }')"
-T_RSS="$(awk -v k="$MB_RSS_IDLE" 'BEGIN { print (k < 15 * 1024) ? 1 : 0 }')"
+# Idle RSS varies by about a MiB from start to start (how much of the binary the kernel
+# maps around each page the start touches), so the target is checked on the median of
+# the STARTS starts; the long-running server's own idle figure is shown beside it.
+T_RSS="$(awk -v k="$START_RSS_MEDIAN" 'BEGIN { print (k < 15 * 1024) ? 1 : 0 }')"
 # "No growth": RSS after the last load run within 1 MiB of RSS after the first one.
 T_GROWTH="$(awk -v a="$MB_RSS_AFTER" -v f="$MB_RSS_FIRST_RUN" 'BEGIN { print (a - f <= 1024) ? 1 : 0 }')"
 
@@ -369,7 +377,7 @@ Response size (head+body bytes): $(for name in "${SERVERS[@]}"; do printf '%s %s
 $TABLE
 
 $TARGETS- mockbackend startup to first 200 on /health: **$STARTUP_MS ms** median of $STARTS (min $STARTUP_MIN, max $STARTUP_MAX; target < 20 ms: $(verdict "$T_START"))
-- mockbackend RSS idle after start: **$(mib "$MB_RSS_IDLE") MiB** = $MB_RSS_IDLE_SPLIT (target < 15 MiB: $(verdict "$T_RSS"))
+- mockbackend RSS idle 0.5 s after its first 200: **$(mib "$START_RSS_MEDIAN") MiB** median of $STARTS starts (min $(mib "$START_RSS_MIN"), max $(mib "$START_RSS_MAX"); target < 15 MiB: $(verdict "$T_RSS")); the measured server idle after start: $(mib "$MB_RSS_IDLE") MiB = $MB_RSS_IDLE_SPLIT
 - mockbackend RSS after warm-up $(mib "$MB_RSS_WARM") MiB, after run 1 $(mib "$MB_RSS_FIRST_RUN") MiB, after all $RUNS runs **$(mib "$MB_RSS_AFTER") MiB**, $(awk -v a="$MB_RSS_AFTER" -v i="$MB_RSS_IDLE" 'BEGIN { printf "%+.1f", (a - i) / 1024 }') MiB over idle; after load = $MB_RSS_AFTER_SPLIT (no growth run 1 → last, ±1 MiB: $(verdict "$T_GROWTH"))
 - per-run RSS (MiB): $(for v in "${MB_RSS_RUN[@]}"; do printf '%s ' "$(mib "$v")"; done)
 - RSS idle → after load (MiB): $(for name in "${SERVERS[@]}"; do printf '%s %s → %s; ' "$name" "$(mib "${RSS_IDLE[$name]}")" "$(mib "${RSS_AFTER[$name]}")"; done)

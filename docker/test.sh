@@ -88,7 +88,7 @@ print("compose.yaml: tests waits for mock to be healthy, then runs", script)
 PY
 
 step "release binary, built as the build stage builds it"
-swift build -c release --static-swift-stdlib -Xswiftc -Xclang-linker -Xswiftc -no-pie
+swift build -c release --static-swift-stdlib -Xswiftc -Xclang-linker -Xswiftc -no-pie -Xlinker --no-export-dynamic
 # An image holding just /out/mockbackend, where the build stage leaves it.
 rm -rf "$work/binary"
 install -D -m 0755 "$(swift build -c release --static-swift-stdlib --show-bin-path)/mockbackend" \

@@ -1,12 +1,14 @@
 #!/usr/bin/env python3
-"""Startup time to first 200 on GET /health, in milliseconds.
+"""Startup time to first 200 on GET /health, in milliseconds, and RSS idle after it.
 
 usage: startup.py STARTS SERVER_CPU -- COMMAND... (COMMAND gets `--port PORT` appended)
 
 For each start: pick a free loopback port, note the time, spawn the server pinned to
 SERVER_CPU, then poll GET /health (new connection each try, 1 ms apart at most) until it
-answers 200; that elapsed time is one sample. The server is stopped (SIGTERM, then
-SIGKILL) before the next start. Prints one line per start, then `MEDIAN <ms>`.
+answers 200; that elapsed time is one sample. Half a second later, with nothing else
+asked of it, the server's VmRSS (/proc/PID/status) is the idle RSS of that start. The
+server is stopped (SIGTERM, then SIGKILL) before the next start. Prints one line per
+start, then `MEDIAN <ms>`, `MIN`, `MAX`, and `RSS_MEDIAN`/`RSS_MIN`/`RSS_MAX <KiB>`.
 """
 import os
 import signal
@@ -41,7 +43,15 @@ def health_ok(port: int) -> bool:
         return False
 
 
-def one_start(command, cpu) -> float:
+def rss_kib(pid: int) -> int:
+    with open(f"/proc/{pid}/status") as status:
+        for line in status:
+            if line.startswith("VmRSS:"):
+                return int(line.split()[1])
+    raise SystemExit("no VmRSS for the server")
+
+
+def one_start(command, cpu) -> tuple[float, int]:
     port = free_port()
     argv = ["taskset", "-c", str(cpu)] + command + ["--port", str(port)]
     t0 = time.perf_counter_ns()
@@ -50,7 +60,10 @@ def one_start(command, cpu) -> float:
         deadline = t0 + 10_000_000_000
         while True:
             if health_ok(port):
-                return (time.perf_counter_ns() - t0) / 1e6
+                elapsed = (time.perf_counter_ns() - t0) / 1e6
+                time.sleep(0.5)
+                # taskset execs the server: the child's pid is the server's.
+                return elapsed, rss_kib(proc.pid)
             if proc.poll() is not None:
                 raise SystemExit(f"server exited with {proc.returncode} before answering")
             if time.perf_counter_ns() > deadline:
@@ -71,13 +84,18 @@ def main() -> None:
     starts, cpu = int(args[0]), int(args[1])
     command = args[sep + 1:]
     samples = []
+    rss = []
     for i in range(starts):
-        ms = one_start(command, cpu)
+        ms, kib = one_start(command, cpu)
         samples.append(ms)
-        print(f"start {i + 1}: {ms:.1f} ms", flush=True)
+        rss.append(kib)
+        print(f"start {i + 1}: {ms:.1f} ms, idle RSS {kib} KiB", flush=True)
     print(f"MEDIAN {statistics.median(samples):.1f}")
     print(f"MIN {min(samples):.1f}")
     print(f"MAX {max(samples):.1f}")
+    print(f"RSS_MEDIAN {statistics.median(rss):.0f}")
+    print(f"RSS_MIN {min(rss)}")
+    print(f"RSS_MAX {max(rss)}")
 
 
 if __name__ == "__main__":
