@@ -337,7 +337,9 @@ done
 
 CONTENDED=0
 for name in "${SERVERS[@]}"; do
-    for v in ${OTHER[$name]}; do awk -v v="$v" 'BEGIN { exit !(v > 5) }' && CONTENDED=$((CONTENDED + 1)); done
+    # Quiet runs show 1-6% here: the kernel's own work for the loopback traffic is partly
+    # accounted outside the server process (softirq time). More than 10% is someone else.
+    for v in ${OTHER[$name]}; do awk -v v="$v" 'BEGIN { exit !(v > 10) }' && CONTENDED=$((CONTENDED + 1)); done
 done
 
 T_START="$(awk -v s="$STARTUP_MS" 'BEGIN { print (s < 20) ? 1 : 0 }')"
@@ -392,7 +394,7 @@ $TARGETS- mockbackend startup to first 200 on /health: **$STARTUP_MS ms** median
 - per-run RSS (MiB): $(for v in "${MB_RSS_RUN[@]}"; do printf '%s ' "$(mib "$v")"; done)
 - RSS idle → after load (MiB): $(for name in "${SERVERS[@]}"; do printf '%s %s → %s; ' "$name" "$(mib "${RSS_IDLE[$name]}")" "$(mib "${RSS_AFTER[$name]}")"; done)
 - wrk socket errors / non-2xx over all measured runs: $ERRORS
-- contended runs (other work took more than 5% of CPU $SERVER_CPU during the run): $CONTENDED of $((COUNT * RUNS))$(if [ "$CONTENDED" -gt 0 ]; then printf ' — **this result is disturbed by other load; rerun on a quiet machine**'; fi)
+- contended runs (other work took more than 10% of CPU $SERVER_CPU during the run): $CONTENDED of $((COUNT * RUNS))$(if [ "$CONTENDED" -gt 0 ]; then printf ' — **this result is disturbed by other load; rerun on a quiet machine**'; fi)
 EOF
 )"
 
