@@ -33,17 +33,9 @@ CLIENT_CPU=1
 log() { printf '[conditions] %s\n' "$*" >&2; }
 die() { printf '[conditions] error: %s\n' "$*" >&2; exit 1; }
 
-PIDS=()
-cleanup() {
-    local pid
-    for pid in "${PIDS[@]}"; do kill -TERM "$pid" 2>/dev/null || true; done
-    for pid in "${PIDS[@]}"; do
-        for _ in $(seq 1 30); do kill -0 "$pid" 2>/dev/null || break; sleep 0.1; done
-        kill -KILL "$pid" 2>/dev/null || true
-        wait "$pid" 2>/dev/null || true
-    done
-    PIDS=()
-}
+# shellcheck source=lib/processes.sh
+source "$BENCH/lib/processes.sh"
+cleanup() { stop_all; }
 trap cleanup EXIT
 trap 'exit 130' INT
 trap 'exit 143' TERM

@@ -46,23 +46,12 @@ PEERS="${PEERS:-hummingbird hummingbird-1loop nginx}"
 log() { printf '[bench] %s\n' "$*" >&2; }
 die() { printf '[bench] error: %s\n' "$*" >&2; exit 1; }
 
-# --- cleanup: every process this script starts is recorded here -----------------------
-PIDS=()
-cleanup() {
-    local pid
-    for pid in "${PIDS[@]}"; do
-        kill -TERM "$pid" 2>/dev/null || true
-    done
-    for pid in "${PIDS[@]}"; do
-        for _ in $(seq 1 30); do
-            kill -0 "$pid" 2>/dev/null || break
-            sleep 0.1
-        done
-        kill -KILL "$pid" 2>/dev/null || true
-        wait "$pid" 2>/dev/null || true
-    done
-    PIDS=()
-}
+# --- cleanup: every process this script starts is recorded in PIDS -------------------------
+# shellcheck source=lib/processes.sh
+source "$(dirname "${BASH_SOURCE[0]}")/lib/processes.sh"
+# shellcheck source=lib/nginx.sh
+source "$(dirname "${BASH_SOURCE[0]}")/lib/nginx.sh"
+cleanup() { stop_all; }
 trap cleanup EXIT
 trap 'exit 130' INT
 trap 'exit 143' TERM
@@ -197,26 +186,8 @@ for name in "${SERVERS[@]}"; do
         ;;
     nginx)
         command -v nginx >/dev/null 2>&1 || die "nginx is required for the nginx peer"
-        NGINX_PORT="$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')"
-        mkdir -p "$WORK/nginx"
-        # One worker without a master, so its CPU time is one process's; no access log.
-        cat >"$WORK/nginx/nginx.conf" <<NGINX
-daemon off;
-master_process off;
-worker_processes 1;
-pid $WORK/nginx/nginx.pid;
-error_log $WORK/nginx/error.log warn;
-events { worker_connections 4096; }
-http {
-    access_log off;
-    client_body_temp_path $WORK/nginx;
-    keepalive_requests 1000000;
-    server {
-        listen 127.0.0.1:$NGINX_PORT;
-        location = /health { default_type application/json; return 200 '{"status":"ok"}'; }
-    }
-}
-NGINX
+        NGINX_PORT="$(free_port)"
+        write_nginx_conf "$WORK/nginx" "$NGINX_PORT"
         # nginx prints no listening line: the wrapper prints one once the port answers.
         start_server nginx "$RAW/nginx.log" bash -c \
             'nginx -p "$1" -c "$1/nginx.conf" & n=$!; for _ in $(seq 200); do curl -s -o /dev/null "http://127.0.0.1:$2/health" && break; sleep 0.05; done; echo "nginx listening on http://127.0.0.1:$2"; wait $n' \

@@ -563,7 +563,9 @@ def run_swift(readme, bin_path, quiet=False):
         paths.append(path)
     command = ["swiftc", "-parse-as-library", "-swift-version", "6", "-module-name", "ReadmeSnippets", "-wmo", "-c",
                "-o", os.path.join(work, "snippets.o"), "-I", os.path.join(bin_path, "Modules")]
-    for modulemap in ("Sources/CZlib/module.modulemap", "Sources/COpenSSL/module.modulemap"):
+    for modulemap in (
+        "Sources/CZlib/module.modulemap", "Sources/COpenSSL/module.modulemap", "Sources/CEpoll/module.modulemap",
+    ):
         command += ["-Xcc", "-fmodule-map-file=" + os.path.join(ROOT, modulemap)]
     result = subprocess.run(command + paths, capture_output=True, text=True)
     shutil.rmtree(work, ignore_errors=True)

@@ -33,16 +33,13 @@ NICE="${NICE:-auto}"
 log() { printf '[bench-tls] %s\n' "$*" >&2; }
 die() { printf '[bench-tls] error: %s\n' "$*" >&2; exit 1; }
 
-PIDS=()
+# shellcheck source=../lib/processes.sh
+source "$(dirname "${BASH_SOURCE[0]}")/../lib/processes.sh"
+# shellcheck source=../lib/nginx.sh
+source "$(dirname "${BASH_SOURCE[0]}")/../lib/nginx.sh"
 WORK="$(mktemp -d)"
 cleanup() {
-    local pid
-    for pid in "${PIDS[@]}"; do kill -TERM "$pid" 2>/dev/null || true; done
-    for pid in "${PIDS[@]}"; do
-        for _ in $(seq 1 30); do kill -0 "$pid" 2>/dev/null || break; sleep 0.1; done
-        kill -KILL "$pid" 2>/dev/null || true
-        wait "$pid" 2>/dev/null || true
-    done
+    stop_all
     rm -rf "$WORK"
 }
 trap cleanup EXIT
@@ -100,29 +97,11 @@ for _ in $(seq 1 200); do
 done
 [ -n "$MB_PORT" ] || die "mockbackend printed no https line"
 
-# --- nginx: one worker without a master, so its CPU time is one process's ----------------------
-NGINX_PORT="$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')"
-mkdir -p "$WORK/nginx"
-cat >"$WORK/nginx/nginx.conf" <<NGINX
-daemon off;
-master_process off;
-worker_processes 1;
-pid $WORK/nginx/nginx.pid;
-error_log $WORK/nginx/error.log warn;
-events { worker_connections 4096; }
-http {
-    access_log off;
-    client_body_temp_path $WORK/nginx;
-    keepalive_requests 1000000;
-    server {
-        listen 127.0.0.1:$NGINX_PORT ssl;
-        ssl_certificate $WORK/cert.pem;
+# --- nginx (bench/lib/nginx.sh), with TLS on the same certificate -------------------------------
+NGINX_PORT="$(free_port)"
+write_nginx_conf "$WORK/nginx" "$NGINX_PORT" "        ssl_certificate $WORK/cert.pem;
         ssl_certificate_key $WORK/key.pem;
-        ssl_protocols TLSv1.2 TLSv1.3;
-        location = /health { default_type application/json; return 200 '{"status":"ok"}'; }
-    }
-}
-NGINX
+        ssl_protocols TLSv1.2 TLSv1.3;"
 nice -n "$NICE" taskset -c "$SERVER_CPU" nginx -p "$WORK/nginx" -c "$WORK/nginx/nginx.conf" >"$RAW/nginx.log" 2>&1 &
 NGINX_PID=$!
 PIDS+=("$NGINX_PID")
