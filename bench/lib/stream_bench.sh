@@ -2,21 +2,10 @@
 # process they start, the tools they need, niceness, CPUs and the open-file limit. Needs
 # `log` and `die`, and ROOT, SERVER_CPU, CLIENT_CPU and NICE set.
 
-# --- cleanup: every process the script starts is recorded here -------------------------
-PIDS=()
-cleanup() {
-    local pid
-    for pid in "${PIDS[@]}"; do kill -TERM "$pid" 2>/dev/null || true; done
-    for pid in "${PIDS[@]}"; do
-        for _ in $(seq 1 30); do
-            kill -0 "$pid" 2>/dev/null || break
-            sleep 0.1
-        done
-        kill -KILL "$pid" 2>/dev/null || true
-        wait "$pid" 2>/dev/null || true
-    done
-    PIDS=()
-}
+# --- cleanup: every process the script starts is recorded in PIDS (lib/processes.sh) -------
+# shellcheck source=processes.sh
+source "$(dirname "${BASH_SOURCE[0]}")/processes.sh"
+cleanup() { stop_all; }
 # The driver's client processes are its children; it tells them to quit, and they quit
 # on their own when its pipes close or after 900 s. Their pids are killed here as well.
 kill_clients() {
