@@ -17,9 +17,7 @@ struct UserInfoStreamForbiddenTests {
         let stream = UserInfoStream(
             baseURL: server.baseURL, userId: 7_000_001, sessionId: stale,
             configuration: UserInfoStreamConfiguration(policy: quickPolicy, onForbidden: .reloginOnce(authenticator)))
-        let drain = UserInfoDrain(stream)
-        stream.start()
-        #expect(await userInfoSubscribers(server, 1))
+        let drain = await startDraining(stream, on: server)
         return (authenticator, stale, stream, drain)
     }
 
@@ -72,9 +70,7 @@ struct UserInfoStreamForbiddenTests {
             let login = try await server.api.login()
             let stream = UserInfoStream(
                 baseURL: server.baseURL, userId: login.userId, sessionId: login.sessionId, policy: quickPolicy)
-            let drain = UserInfoDrain(stream)
-            stream.start()
-            #expect(await userInfoSubscribers(server, 1))
+            let drain = await startDraining(stream, on: server)
             stream.suspend()
             #expect(await userInfoSubscribers(server, 0))
             try await server.admin.sessions.expire(login.sessionId)

@@ -13,9 +13,7 @@ struct UserInfoStreamLifecycleTests {
             let stream = server.api.userInfoStream(
                 for: login,
                 configuration: UserInfoStreamConfiguration(policy: quickPolicy, clientId: "suspending-app"))
-            let drain = UserInfoDrain(stream)
-            stream.start()
-            #expect(await userInfoSubscribers(server, 1))
+            let drain = await startDraining(stream, on: server)
             try await server.admin.users.postBalance(userId: login.userId, amount: -28)
             #expect(await eventually { drain.amounts == [-28] })
 
@@ -44,9 +42,7 @@ struct UserInfoStreamLifecycleTests {
             let stream = UserInfoStream(
                 baseURL: server.baseURL, userId: login.userId, sessionId: login.sessionId,
                 policy: ReconnectionPolicy(initialDelay: .seconds(5), jitter: 0))
-            let drain = UserInfoDrain(stream)
-            stream.start()
-            #expect(await userInfoSubscribers(server, 1))
+            let drain = await startDraining(stream, on: server)
             try await server.admin.users.postBalance(userId: login.userId, amount: -5)
             #expect(await eventually { drain.amounts == [-5] })
 

@@ -14,9 +14,7 @@ struct UserInfoStreamTerminalTests {
             let login = try await server.api.login()
             let stream = UserInfoStream(
                 baseURL: server.baseURL, userId: login.userId, sessionId: login.sessionId, policy: quickPolicy)
-            let drain = UserInfoDrain(stream)
-            stream.start()
-            #expect(await userInfoSubscribers(server, 1))
+            let drain = await startDraining(stream, on: server)
             let drifted: JSONValue = .object([
                 "type": .string("SESSION_EXPIRATION"),
                 "body": .object([

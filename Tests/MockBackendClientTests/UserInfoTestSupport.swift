@@ -1,6 +1,7 @@
 import Foundation
 import MockBackendSupport
 import MockBackendTesting
+import Testing
 
 /// Reads a user-info stream's messages in the background, for assertions from the test task.
 final class UserInfoDrain: Sendable {
@@ -26,6 +27,16 @@ final class UserInfoDrain: Sendable {
             return body.balanceChange["Real"]?.affectedAmount
         }
     }
+}
+
+/// Drains `stream`, starts it, and waits until the server counts its one connection.
+func startDraining(
+    _ stream: UserInfoStream, on server: RunningServer, sourceLocation: SourceLocation = #_sourceLocation
+) async -> UserInfoDrain {
+    let drain = UserInfoDrain(stream)
+    stream.start()
+    #expect(await userInfoSubscribers(server, 1), sourceLocation: sourceLocation)
+    return drain
 }
 
 /// Waits until the user-info stream of `userId` has `count` subscribers.

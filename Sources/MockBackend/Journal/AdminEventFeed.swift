@@ -44,9 +44,13 @@ package final class AdminEventFeed: Sendable {
     /// Subscribers of the feed, counted from just before their subscription until their
     /// stream ends. A leaf lock: taken inside `deferred`, never the other way round.
     private let watchers = LockedValue(0)
+    /// The events the feed's log keeps (fixed with the stream): read once, not under the
+    /// stream's lock on every request.
+    private let retention: Int
 
     package init(streams: EventStreamRegistry) {
         stream = streams.stream(named: "admin/events", settings: EventStreamSettings(heartbeat: true))
+        retention = stream.retention
         streams.beforeReading { [weak self] in self?.flushDeferred() }
     }
 
@@ -64,7 +68,6 @@ package final class AdminEventFeed: Sendable {
             if watchers.current == 0 {
                 deferred.requests.append(request)
                 // Beyond twice what the log retains, the oldest half could never be read.
-                let retention = stream.retention
                 if deferred.requests.count >= 2 * retention {
                     deferred.requests.removeFirst(retention)
                     deferred.dropped += retention
@@ -100,7 +103,6 @@ package final class AdminEventFeed: Sendable {
 
     private func log(_ deferred: inout Deferred) {
         guard deferred.dropped > 0 || !deferred.requests.isEmpty else { return }
-        let retention = stream.retention
         var dropped = deferred.dropped
         var requests = deferred.requests[...]
         if requests.count > retention {

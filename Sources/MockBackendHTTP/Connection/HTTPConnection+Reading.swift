@@ -13,8 +13,8 @@ extension HTTPConnection {
             guard lifecycle != .closed else { return }
         }
         var rounds = 0
-        /// Whether the last read found the socket empty; else input may wait that no new
-        /// event will announce (`SocketReadiness.readAgainLater`).
+        // Whether the last read found the socket empty; else input may wait that no new
+        // event will announce (`SocketReadiness.readAgainLater`).
         var drained = false
         while rounds < Self.readRoundsPerEvent, lifecycle != .closed, !readSuspended {
             rounds += 1

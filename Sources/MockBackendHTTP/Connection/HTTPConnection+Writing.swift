@@ -1,11 +1,5 @@
 import Dispatch
 
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
-
 extension HTTPConnection {
     /// Writes queued segments until the socket would block, a pause starts, or the queue
     /// is empty; then completes the response or the close that waited for the writes.

@@ -78,8 +78,8 @@ extension HTTPRequestParser {
     private mutating func interpretHead(_ head: ArraySlice<UInt8>) -> HeadOutcome {
         // The head ends in an empty line, so every line ends in LF.
         var lineStart = head.startIndex
-        /// The next line without its line end, and the index after its LF; nil at the
-        /// empty line that ends the head.
+        // The next line without its line end, moving `lineStart` past its LF; nil at the
+        // empty line that ends the head.
         func nextLine() -> ArraySlice<UInt8>? {
             guard let newline = head[lineStart...].firstIndex(of: lf) else { return nil }
             var lineEnd = newline
