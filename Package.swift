@@ -87,34 +87,38 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
+        // Shared by the test targets (not a product): see Tests/TestSupport.
+        .target(name: "TestSupport", dependencies: ["MockBackendSupport"], path: "Tests/TestSupport"),
         .testTarget(
             name: "ServerSentEventsTests",
             dependencies: ["ServerSentEvents"]
         ),
         .testTarget(
             name: "MockBackendClientTests",
-            dependencies: ["MockBackendSupport", "MockBackendClient", "MockBackendTesting", "ServerSentEvents"]
+            dependencies: [
+                "TestSupport", "MockBackendSupport", "MockBackendClient", "MockBackendTesting", "ServerSentEvents",
+            ]
         ),
         .testTarget(
             name: "MockBackendHTTPTests",
-            dependencies: ["MockBackendSupport", "MockBackendHTTP", "MockBackendTesting"]
+            dependencies: ["TestSupport", "MockBackendSupport", "MockBackendHTTP", "MockBackendTesting"]
         ),
         .testTarget(
             name: "MockBackendTests",
-            dependencies: ["MockBackendSupport", "MockBackend", "MockBackendTesting"],
+            dependencies: ["TestSupport", "MockBackendSupport", "MockBackend", "MockBackendTesting"],
             exclude: ["Fixtures"]
         ),
         .testTarget(
             name: "MockBackendTLSTests",
-            dependencies: ["MockBackendSupport", "MockBackendTLS", "MockBackend", "MockBackendTesting"]
+            dependencies: ["TestSupport", "MockBackendSupport", "MockBackendTLS", "MockBackend", "MockBackendTesting"]
         ),
         .testTarget(
             name: "MockBackendTestingTests",
-            dependencies: ["MockBackendTesting"]
+            dependencies: ["TestSupport", "MockBackendTesting"]
         ),
         .testTarget(
             name: "MockBackendCLITests",
-            dependencies: ["MockBackendSupport", "MockBackendCLI", "MockBackendTesting"]
+            dependencies: ["TestSupport", "MockBackendSupport", "MockBackendCLI", "MockBackendTesting"]
         ),
     ],
     swiftLanguageModes: [.v6]

@@ -1,8 +1,9 @@
 import Foundation
 import MockBackendTesting
+import TestSupport
 import Testing
 
-@Suite("Child processes for tests")
+@Suite("Child processes for tests", .fewAtATime)
 struct ChildProcessTests {
     @Test func theChildGetsOnlyItsStandardDescriptorsItsDirectoryAndItsEnvironment() async throws {
         try await withRunningServer { server in

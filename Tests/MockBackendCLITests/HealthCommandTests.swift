@@ -1,11 +1,12 @@
 import Foundation
 import MockBackendTesting
+import TestSupport
 import Testing
 
 @testable import MockBackendCLI
 
 /// `mockbackend health`, run as the built binary against a server started in-process.
-@Suite("mockbackend health")
+@Suite("mockbackend health", .fewAtATime)
 struct HealthCommandTests {
     @Test func aHealthyURLExitsZero() async throws {
         try await withRunningServer { server in

@@ -1,5 +1,6 @@
 import Foundation
 import MockBackendTesting
+import TestSupport
 import Testing
 
 @testable import MockBackendCLI
@@ -68,7 +69,7 @@ final class ServerProcess: Sendable {
     }
 }
 
-@Suite("The mockbackend process", .serialized)
+@Suite("The mockbackend process", .serialized, .fewAtATime)
 struct ProcessTests {
     @Test func printsTheStartupBlockEndingInTheListeningLine() async throws {
         let server = try ServerProcess(["--port", "0"])
@@ -79,7 +80,7 @@ struct ProcessTests {
         #expect(banner.contains("admin      http://127.0.0.1:\(port)/__admin/health"))
         #expect(try await RawHTTPClient(port: port).get("/health").status == 200)
         server.process.interrupt()
-        #expect(await server.waitForExit(timeout: .seconds(2)) == 0)
+        #expect(await server.waitForExit(timeout: .seconds(10)) == 0)
     }
 
     @Test func readsOptionsFromTheEnvironment() async throws {
@@ -95,7 +96,7 @@ struct ProcessTests {
         let object = try JSONSerialization.jsonObject(with: Data(logLine.utf8)) as? [String: String]
         #expect(object?["level"] == "info")
         server.process.terminate()
-        #expect(await server.waitForExit(timeout: .seconds(2)) == 0)
+        #expect(await server.waitForExit(timeout: .seconds(10)) == 0)
     }
 
     @Test(

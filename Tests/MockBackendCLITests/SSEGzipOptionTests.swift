@@ -1,9 +1,10 @@
 import Foundation
 import MockBackendHTTP
 import MockBackendTesting
+import TestSupport
 import Testing
 
-@Suite("The --sse-gzip option", .serialized)
+@Suite("The --sse-gzip option", .serialized, .fewAtATime)
 struct SSEGzipOptionTests {
     /// How the option is given to the process.
     enum Given: String, CaseIterable, Sendable {
@@ -44,7 +45,7 @@ struct SSEGzipOptionTests {
         }
         #expect(text.hasSuffix(event), "\(text)")
         server.process.terminate()
-        #expect(await server.waitForExit(timeout: .seconds(2)) == 0)
+        #expect(await server.waitForExit(timeout: .seconds(10)) == 0)
     }
 
     /// Pushes `body` to `channels/cli` until one subscriber got it.

@@ -1,10 +1,11 @@
 import Foundation
 import MockBackendTesting
+import TestSupport
 import Testing
 
 /// The binary carries the dashboard and the OpenAPI document: started from a folder with
 /// nothing in it, it serves them all the same, and its startup block lists only what it serves.
-@Suite("The mockbackend binary on its own", .serialized)
+@Suite("The mockbackend binary on its own", .serialized, .fewAtATime)
 struct SelfContainedBinaryTests {
     /// An empty folder of its own, removed by `body`'s end.
     static func inEmptyFolder<Result>(_ body: (String) async throws -> Result) async throws -> Result {

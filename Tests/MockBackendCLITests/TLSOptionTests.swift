@@ -1,8 +1,9 @@
 import Foundation
 import MockBackendTesting
+import TestSupport
 import Testing
 
-@Suite("TLS options", .serialized)
+@Suite("TLS options", .serialized, .fewAtATime)
 struct TLSOptionTests {
     private static func scratch() throws -> URL {
         let url = FileManager.default.temporaryDirectory.appendingPathComponent("cli-tls-\(UUID().uuidString)")

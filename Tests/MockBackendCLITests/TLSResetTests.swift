@@ -1,12 +1,13 @@
 import Foundation
 import MockBackendTesting
+import TestSupport
 import Testing
 
 /// A client that resets an HTTPS connection while the server is still writing must not
 /// kill the process: OpenSSL writes with plain `write()`, which raises SIGPIPE on a reset
 /// socket unless the process ignores it. Run against a child `mockbackend`, since the
 /// test process may ignore SIGPIPE itself.
-@Suite("HTTPS clients that reset mid-response", .serialized)
+@Suite("HTTPS clients that reset mid-response", .serialized, .fewAtATime)
 struct TLSResetTests {
     /// Each round asks for a large response with a small receive buffer, reads its first
     /// bytes and closes with SO_LINGER 0 (RST): the 125 KB OpenAPI document, a body paced
@@ -60,6 +61,6 @@ struct TLSResetTests {
         #expect(secure.output == #"{"status":"ok"}"#)
         #expect(try await RawHTTPClient(port: port).get("/health").status == 200)
         server.process.terminate()
-        #expect(await server.waitForExit(timeout: .seconds(2)) == 0)
+        #expect(await server.waitForExit(timeout: .seconds(10)) == 0)
     }
 }

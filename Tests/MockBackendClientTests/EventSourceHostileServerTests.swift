@@ -4,10 +4,11 @@ import MockBackendClient
 import MockBackendSupport
 import MockBackendTesting
 import ServerSentEvents
+import TestSupport
 import Testing
 
 /// A server that sends what a client must survive: bodies from `/conformance/sse/raw`.
-@Suite("EventSource against a hostile server")
+@Suite("EventSource against a hostile server", .fewAtATime)
 struct EventSourceHostileServerTests {
     @Test func aHugeRetryIsCappedNotACrash() async throws {
         try await withRunningServer { server in

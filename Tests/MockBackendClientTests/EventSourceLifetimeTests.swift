@@ -4,9 +4,10 @@ import MockBackendClient
 import MockBackendSupport
 import MockBackendTesting
 import ServerSentEvents
+import TestSupport
 import Testing
 
-@Suite("EventSource lifetime against the server")
+@Suite("EventSource lifetime against the server", .fewAtATime)
 struct EventSourceLifetimeTests {
     private let policy = ReconnectionPolicy(initialDelay: .milliseconds(20), maxAttempts: 4, jitter: 0)
 

@@ -2,13 +2,14 @@ import Foundation
 import MockBackend
 import MockBackendClient
 import MockBackendTesting
+import TestSupport
 import Testing
 
 #if canImport(FoundationNetworking)
 import FoundationNetworking
 #endif
 
-@Suite("EventSource session and trusted certificates")
+@Suite("EventSource session and trusted certificates", .fewAtATime)
 struct EventSourceSessionTests {
     @Test func theInjectedSessionConfigurationIsTheOneUsed() async throws {
         try await withRunningServer { server in

@@ -5,6 +5,7 @@ import MockBackendHTTP
 import MockBackendSupport
 import MockBackendTesting
 import ServerSentEvents
+import TestSupport
 import Testing
 
 /// Pushes an event into a stream through the admin API, as a test author would.
@@ -50,7 +51,7 @@ final class Collected: Sendable {
     var data: [String] { events.current.map(\.data) }
 }
 
-@Suite("EventSource against the server")
+@Suite("EventSource against the server", .fewAtATime)
 struct EventSourceTests {
     private let fastPolicy = ReconnectionPolicy(initialDelay: .milliseconds(50), maxAttempts: 4, jitter: 0)
 

@@ -3,6 +3,7 @@ import MockBackendAPI
 import MockBackendClient
 import MockBackendTesting
 import ServerSentEvents
+import TestSupport
 import Testing
 
 /// The golden examples in openapi/examples/, read as the client reads what the server
@@ -35,7 +36,7 @@ private enum ClientExample {
     }
 }
 
-@Suite("Golden examples, client side: imports")
+@Suite("Golden examples, client side: imports", .fewAtATime)
 struct ImportGoldenExampleClientTests {
     @Test func theStreamExamplesDecodeThroughTheImportKind() throws {
         let started = try ClientExample.roundTrip(ImportStartedEvent.self, "imports/event-started")
@@ -111,7 +112,7 @@ struct ImportGoldenExampleClientTests {
     }
 }
 
-@Suite("Golden examples, client side: generations")
+@Suite("Golden examples, client side: generations", .fewAtATime)
 struct GenerationGoldenExampleClientTests {
     @Test func theStreamExamplesDecodeThroughTheGenerationKind() throws {
         let progress = try ClientExample.roundTrip(GenerationProgressEvent.self, "generations/event-progress")
@@ -152,7 +153,7 @@ struct GenerationGoldenExampleClientTests {
     }
 }
 
-@Suite("Golden examples, client side: workflows")
+@Suite("Golden examples, client side: workflows", .fewAtATime)
 struct WorkflowGoldenExampleClientTests {
     @Test func everyTopicExampleDecodesToItsTypedPayload() throws {
         let expected: [String: WorkflowPayload] = [

@@ -6,6 +6,7 @@ import MockBackendHTTP
 import MockBackendSupport
 import MockBackendTesting
 import ServerSentEvents
+import TestSupport
 import Testing
 
 // MARK: - Helpers
@@ -117,7 +118,7 @@ func runToTheEnd(_ server: RunningServer, _ jobId: String) async throws {
 
 // MARK: - Against the server
 
-@Suite("JobTracker against the server")
+@Suite("JobTracker against the server", .fewAtATime)
 struct JobTrackerTests {
     @Test func followsAnImportOnItsStreamToTheOutcome() async throws {
         try await withRunningServer(manualServerConfiguration()) { server in
@@ -369,7 +370,7 @@ private func pollingGenerationTracker(
         configuration: configuration, clock: clock)
 }
 
-@Suite("JobTracker following generations")
+@Suite("JobTracker following generations", .fewAtATime)
 struct GenerationTrackerTests {
     /// A manual clock, and generations of 10 s in ten 1 s steps.
     static func configuration() -> MockBackendConfiguration {
@@ -487,7 +488,7 @@ struct GenerationTrackerTests {
 
 // MARK: - Pure
 
-@Suite("JobTrackingStateMachine")
+@Suite("JobTrackingStateMachine", .fewAtATime)
 struct JobTrackingStateMachineTests {
     @Test func streamThenPollingThenFinished() {
         var machine = JobTrackingStateMachine(statusCheckAfterPause: .seconds(30))
@@ -534,7 +535,7 @@ struct JobTrackingStateMachineTests {
     }
 }
 
-@Suite("Job wire types and kinds")
+@Suite("Job wire types and kinds", .fewAtATime)
 struct JobKindTests {
     @Test func progressDecodesFromEitherSpelling() throws {
         let rows = try #require(

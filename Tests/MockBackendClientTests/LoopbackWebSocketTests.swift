@@ -3,6 +3,7 @@ import MockBackend
 import MockBackendAPI
 import MockBackendClient
 import MockBackendTesting
+import TestSupport
 import Testing
 
 #if canImport(FoundationNetworking)
@@ -10,7 +11,7 @@ import FoundationNetworking
 #endif
 
 /// The loopback transport against the server, which enforces RFC 6455 on its clients.
-@Suite("LoopbackWebSocketTransport")
+@Suite("LoopbackWebSocketTransport", .fewAtATime)
 struct LoopbackWebSocketTests {
     private func request(_ server: RunningServer, jobId: String) throws -> URLRequest {
         var request = URLRequest(

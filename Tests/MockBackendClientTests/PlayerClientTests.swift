@@ -4,6 +4,7 @@ import MockBackendAPI
 import MockBackendClient
 import MockBackendHTTP
 import MockBackendTesting
+import TestSupport
 import Testing
 
 #if canImport(FoundationNetworking)
@@ -16,7 +17,7 @@ private func loginCount(_ server: RunningServer) async throws -> Int {
     return try JSONDecoder().decode([String: Int].self, from: Data(response.body))["count"] ?? -1
 }
 
-@Suite("Player client against the server")
+@Suite("Player client against the server", .fewAtATime)
 struct PlayerClientTests {
     @Test func twentyConcurrentCallsAfterAnExpiryCauseOneRelogin() async throws {
         try await withRunningServer { server in

@@ -1,8 +1,9 @@
 import MockBackendClient
 import MockBackendTesting
+import TestSupport
 import Testing
 
-@Suite("ReconnectionPolicy bounds")
+@Suite("ReconnectionPolicy bounds", .fewAtATime)
 struct ReconnectionPolicyBoundsTests {
     @Test func aHugeServerRetryIsClampedInsteadOfTrapping() {
         let policy = ReconnectionPolicy(jitter: 0.25)
@@ -30,7 +31,7 @@ struct ReconnectionPolicyBoundsTests {
     }
 }
 
-@Suite("ReconnectionStateMachine backoff reset")
+@Suite("ReconnectionStateMachine backoff reset", .fewAtATime)
 struct ReconnectionResetTests {
     private let sse = "text/event-stream"
 

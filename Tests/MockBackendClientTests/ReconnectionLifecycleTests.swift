@@ -1,7 +1,8 @@
 import MockBackendClient
+import TestSupport
 import Testing
 
-@Suite("ReconnectionStateMachine: suspend, resume, reconnectNow")
+@Suite("ReconnectionStateMachine: suspend, resume, reconnectNow", .fewAtATime)
 struct ReconnectionLifecycleTests {
     private func machine(fallback: Bool = false) -> ReconnectionStateMachine {
         ReconnectionStateMachine(

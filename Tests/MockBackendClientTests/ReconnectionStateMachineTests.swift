@@ -1,7 +1,8 @@
 import MockBackendClient
+import TestSupport
 import Testing
 
-@Suite("ReconnectionPolicy")
+@Suite("ReconnectionPolicy", .fewAtATime)
 struct ReconnectionPolicyTests {
     @Test func defaultsDoubleFrom200msToA30sCap() {
         let policy = ReconnectionPolicy(jitter: 0)
@@ -32,7 +33,7 @@ struct ReconnectionPolicyTests {
     }
 }
 
-@Suite("ReconnectionStateMachine")
+@Suite("ReconnectionStateMachine", .fewAtATime)
 struct ReconnectionStateMachineTests {
     private func machine(attempts: Int = 3, polling: Bool = false) -> ReconnectionStateMachine {
         ReconnectionStateMachine(

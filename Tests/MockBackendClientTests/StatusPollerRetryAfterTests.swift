@@ -1,9 +1,10 @@
 import Foundation
 import MockBackendClient
 import MockBackendTesting
+import TestSupport
 import Testing
 
-@Suite("StatusPoller Retry-After bounds")
+@Suite("StatusPoller Retry-After bounds", .fewAtATime)
 struct StatusPollerRetryAfterTests {
     @Test func aHugeRetryAfterIsCappedAtTheMaximum() async throws {
         try await withRunningServer(manualServerConfiguration()) { server in

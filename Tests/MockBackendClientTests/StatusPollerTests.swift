@@ -5,6 +5,7 @@ import MockBackendClient
 import MockBackendHTTP
 import MockBackendSupport
 import MockBackendTesting
+import TestSupport
 import Testing
 
 /// A server with a manual clock: imports move only by `advance`.
@@ -32,7 +33,7 @@ private func drain<Status>(_ poller: StatusPoller<Status>) async -> (statuses: [
     }
 }
 
-@Suite("StatusPoller against the server")
+@Suite("StatusPoller against the server", .fewAtATime)
 struct StatusPollerTests {
     @Test func pollsEveryIntervalUntilTheImportCompletesAndStops() async throws {
         try await withRunningServer(manualServerConfiguration()) { server in

@@ -3,11 +3,12 @@ import MockBackendAPI
 import MockBackendClient
 import MockBackendSupport
 import MockBackendTesting
+import TestSupport
 import Testing
 
 /// The timing policy of the V1 tracker, pure: when a silent socket counts as dropped, and
 /// how long polling waits between reads.
-@Suite("Tracking policy: silence watchdog and poll intervals")
+@Suite("Tracking policy: silence watchdog and poll intervals", .fewAtATime)
 struct TrackingPolicyTests {
     @Test func theWatchdogIsSilentOnceNothingWasHeardForTheWholeSilence() {
         let watchdog = SilenceWatchdog(silence: .seconds(50))

@@ -1,11 +1,12 @@
 import Foundation
 import MockBackendSupport
 import MockBackendTesting
+import TestSupport
 import Testing
 
 /// The user-info stream through an app's life: a Last-Event-ID and an idle timeout given at
 /// the start, suspend and resume, reconnect now.
-@Suite("User-info stream: lifecycle")
+@Suite("User-info stream: lifecycle", .fewAtATime)
 struct UserInfoStreamLifecycleTests {
     @Test func suspendClosesTheConnectionAndResumeReplaysWhatWasMissed() async throws {
         try await withRunningServer { server in

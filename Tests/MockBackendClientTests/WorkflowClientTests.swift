@@ -1,6 +1,7 @@
 import Foundation
 import MockBackendSupport
 import MockBackendTesting
+import TestSupport
 import Testing
 
 /// The gate the companion app first shipped with: a session counts as live when the list
@@ -21,7 +22,7 @@ private func workflowConnections(_ server: RunningServer, _ id: String) async th
     try await server.admin.streams.connections(stream: "workflows/\(id)").count
 }
 
-@Suite("Workflow client against the server")
+@Suite("Workflow client against the server", .fewAtATime)
 struct WorkflowClientTests {
     @Test func aGateOnAStatusFieldNeverOpensTheStreamWhileTheModeGateDoes() async throws {
         try await withRunningServer { server in

@@ -1,8 +1,9 @@
 import MockBackendHTTP
 import MockBackendTesting
+import TestSupport
 import Testing
 
-@Suite("Bad input over loopback")
+@Suite("Bad input over loopback", .fewAtATime)
 struct BadInputTests {
     static let cases: [(name: String, bytes: String, status: Int)] = [
         ("malformed request line", "GET/HTTP/1.1\r\nHost: t\r\n\r\n", 400),

@@ -1,9 +1,10 @@
 import Foundation
 import MockBackendHTTP
 import MockBackendTesting
+import TestSupport
 import Testing
 
-@Suite struct CompressionTests {
+@Suite(.fewAtATime) struct CompressionTests {
     @Test func gzipRoundTripsAnyBytes() throws {
         var generator = SystemRandomNumberGenerator()
         for size in [0, 1, 17, 1024, 70_000] {

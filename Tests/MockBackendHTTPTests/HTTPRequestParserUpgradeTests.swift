@@ -1,11 +1,12 @@
 import MockBackendTesting
+import TestSupport
 import Testing
 
 @testable import MockBackendHTTP
 
 /// The parser stops after a request that asks to switch protocols (RFC 9110 §7.8) and holds
 /// what follows until the server says whether it switched.
-@Suite("HTTPRequestParser and upgrades")
+@Suite("HTTPRequestParser and upgrades", .fewAtATime)
 struct HTTPRequestParserUpgradeTests {
     private static let upgrade = "GET /ws HTTP/1.1\r\nHost: h\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n\r\n"
     private static let next = "GET /next HTTP/1.1\r\nHost: h\r\n\r\n"

@@ -1,7 +1,8 @@
 import MockBackendHTTP
+import TestSupport
 import Testing
 
-@Suite("tchar (RFC 9110 §5.6.2)")
+@Suite("tchar (RFC 9110 §5.6.2)", .fewAtATime)
 struct HTTPTokenTests {
     /// Every byte value against the ABNF, written out independently of the table.
     @Test func theTableMatchesTheGrammarForEveryByte() {

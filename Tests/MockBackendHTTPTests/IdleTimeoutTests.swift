@@ -1,4 +1,5 @@
 import MockBackendTesting
+import TestSupport
 import Testing
 
 @testable import MockBackendHTTP
@@ -13,7 +14,7 @@ private enum PacedRun {
     case clientStalled
 }
 
-@Suite("The idle timeout measures idleness")
+@Suite("The idle timeout measures idleness", .fewAtATime)
 struct IdleTimeoutTests {
     private static let timeout = TestTiming.scaled(.milliseconds(500))
 

@@ -1,8 +1,9 @@
 import MockBackendHTTP
 import MockBackendTesting
+import TestSupport
 import Testing
 
-@Suite("Connections over loopback")
+@Suite("Connections over loopback", .fewAtATime)
 struct KeepAliveTests {
     @Test func servesSeveralRequestsOnOneConnection() async throws {
         try await withHTTPServer(responder: TestRoutes.responder()) { server in
@@ -118,7 +119,7 @@ struct KeepAliveTests {
     }
 }
 
-@Suite("HTTP/1.0")
+@Suite("HTTP/1.0", .fewAtATime)
 struct HTTP10Tests {
     @Test func answersAs10AndClosesByDefault() async throws {
         try await withHTTPServer(responder: TestRoutes.responder()) { server in

@@ -1,7 +1,8 @@
 import MockBackendHTTP
+import TestSupport
 import Testing
 
-@Suite("Media type syntax (RFC 9110 §8.3.1)")
+@Suite("Media type syntax (RFC 9110 §8.3.1)", .fewAtATime)
 struct MediaTypeSyntaxTests {
     @Test(
         "accepts what RFC 9110 allows",

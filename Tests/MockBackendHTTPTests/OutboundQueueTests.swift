@@ -1,8 +1,9 @@
+import TestSupport
 import Testing
 
 @testable import MockBackendHTTP
 
-@Suite("OutboundQueue")
+@Suite("OutboundQueue", .fewAtATime)
 struct OutboundQueueTests {
     @Test func mergesStreamWritesUpToTheLimit() {
         var queue = OutboundQueue()

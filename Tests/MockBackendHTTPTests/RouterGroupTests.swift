@@ -1,5 +1,6 @@
 import Logging
 import MockBackendHTTP
+import TestSupport
 import Testing
 
 /// Adds its name to `X-Seen-By` on the way out, so a test sees which middleware ran.
@@ -70,7 +71,7 @@ private func get(_ target: String, method: String = "GET", _ responder: RoutingR
     responder.respond(to: HTTPRequest(method: method, target: target))
 }
 
-@Suite("Router groups")
+@Suite("Router groups", .fewAtATime)
 struct RouterGroupTests {
     @Test func aGroupsRoutesRunInsideTheGroupsMiddlewareOnly() {
         let things = get("/admin/things")

@@ -1,5 +1,6 @@
 import Logging
 import MockBackendHTTP
+import TestSupport
 import Testing
 
 /// Answers `GET /guarded` itself when the request carries no token.
@@ -14,7 +15,7 @@ private struct GuardMiddleware: HTTPMiddleware {
     }
 }
 
-@Suite("Router and responder")
+@Suite("Router and responder", .fewAtATime)
 struct RouterTests {
     private func responder() -> RoutingResponder {
         var router = Router()

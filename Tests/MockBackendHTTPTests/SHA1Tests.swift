@@ -1,7 +1,8 @@
 import MockBackendHTTP
+import TestSupport
 import Testing
 
-@Suite("SHA-1")
+@Suite("SHA-1", .fewAtATime)
 struct SHA1Tests {
     private static func hex(_ bytes: [UInt8]) -> String {
         bytes.map { ($0 < 16 ? "0" : "") + String($0, radix: 16) }.joined()

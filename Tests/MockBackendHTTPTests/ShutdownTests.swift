@@ -2,6 +2,7 @@ import Dispatch
 import Logging
 import MockBackendSupport
 import MockBackendTesting
+import TestSupport
 import Testing
 
 @testable import MockBackendHTTP
@@ -12,7 +13,7 @@ import Glibc
 import Darwin
 #endif
 
-@Suite("Shutdown answers what already arrived")
+@Suite("Shutdown answers what already arrived", .fewAtATime)
 struct ShutdownTests {
     /// RFC 9112 §9.6: a request that reached an idle connection just before the server
     /// stops is answered, with `Connection: close`, and then the connection ends with FIN.

@@ -2,6 +2,7 @@ import Foundation
 import Logging
 import MockBackendHTTP
 import MockBackendTesting
+import TestSupport
 import Testing
 
 /// A public directory with a neighbour holding a secret, and symlinks pointing at it.
@@ -43,7 +44,7 @@ private struct StaticFixture {
     }
 }
 
-@Suite("Static files")
+@Suite("Static files", .fewAtATime)
 struct StaticFileTests {
     @Test func servesFilesWithContentTypesAndIndex() async throws {
         let fixture = try StaticFixture()
@@ -123,7 +124,7 @@ struct StaticFileTests {
     }
 }
 
-@Suite("Static files, compressed")
+@Suite("Static files, compressed", .fewAtATime)
 struct CompressedStaticFileTests {
     /// A large script is gzipped with a weak ETag, and that ETag still gets 304; an image
     /// is never compressed.

@@ -1,8 +1,9 @@
 import MockBackendHTTP
 import MockBackendTesting
+import TestSupport
 import Testing
 
-@Suite("Streamed responses")
+@Suite("Streamed responses", .fewAtATime)
 struct StreamingTests {
     @Test func streamsChunksAsTheyAreWrittenAndEndsCleanly() async throws {
         let streams = StreamRegistry()

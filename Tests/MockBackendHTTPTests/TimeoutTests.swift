@@ -1,8 +1,9 @@
 import MockBackendHTTP
 import MockBackendTesting
+import TestSupport
 import Testing
 
-@Suite("Timeouts and idle connections")
+@Suite("Timeouts and idle connections", .fewAtATime)
 struct TimeoutTests {
     @Test func halfSentHeadIsClosedAfterTheHeaderTimeoutWhileOthersAreServed() async throws {
         var configuration = HTTPServerConfiguration()

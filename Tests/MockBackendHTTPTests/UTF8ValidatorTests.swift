@@ -1,7 +1,8 @@
 import MockBackendHTTP
+import TestSupport
 import Testing
 
-@Suite("UTF8Validator")
+@Suite("UTF8Validator", .fewAtATime)
 struct UTF8ValidatorTests {
     /// The index of the byte the validator refuses, or nil if it takes them all.
     private static func failingIndex(_ bytes: [UInt8]) -> Int? {

@@ -2,11 +2,12 @@ import Dispatch
 import MockBackendHTTP
 import MockBackendSupport
 import MockBackendTesting
+import TestSupport
 import Testing
 
 /// History first, then live messages through a `WebSocketBroadcastGroup`, as a progress
 /// feed sends them; slow readers and drained queues.
-@Suite("WebSocket broadcast")
+@Suite("WebSocket broadcast", .fewAtATime)
 struct WebSocketBroadcastTests {
     @Test func historyThenLiveMessagesToEveryMember() async throws {
         let registry = WebSocketRegistry()

@@ -1,11 +1,12 @@
 import Foundation
 import MockBackendHTTP
 import MockBackendTesting
+import TestSupport
 import Testing
 
 /// Inputs the frame decoder's fuzzer found (fuzz/websocket/regressions/) and its seeds,
 /// replayed with the fuzzer's limit: each must give the same events however it is split.
-@Suite("WebSocketFrameDecoder fuzz regressions")
+@Suite("WebSocketFrameDecoder fuzz regressions", .fewAtATime)
 struct WebSocketFrameDecoderRegressionTests {
     /// `fuzzMaxMessageBytes` of fuzz/FrameDecoderFuzzer.swift.
     static let maxMessageBytes = 300

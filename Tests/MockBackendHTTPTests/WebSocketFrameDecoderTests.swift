@@ -1,5 +1,6 @@
 import MockBackendHTTP
 import MockBackendTesting
+import TestSupport
 import Testing
 
 /// Feeds `input` to a fresh decoder in pieces cut at `cuts` and returns every event.
@@ -32,7 +33,7 @@ func frames(_ events: [WebSocketFrameDecoder.Event]) -> [WebSocketFrame] {
     events.compactMap { if case .frame(let frame) = $0 { frame } else { nil } }
 }
 
-@Suite("WebSocketFrameDecoder")
+@Suite("WebSocketFrameDecoder", .fewAtATime)
 struct WebSocketFrameDecoderTests {
     static let corpus: [(name: String, bytes: [UInt8])] = [
         ("text", wire(.text("Hello"))),

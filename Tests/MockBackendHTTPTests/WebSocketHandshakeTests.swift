@@ -1,8 +1,9 @@
 import MockBackendHTTP
 import MockBackendTesting
+import TestSupport
 import Testing
 
-@Suite("WebSocket opening handshake")
+@Suite("WebSocket opening handshake", .fewAtATime)
 struct WebSocketHandshakeTests {
     private static let key = RawWebSocketClient.sampleKey
 

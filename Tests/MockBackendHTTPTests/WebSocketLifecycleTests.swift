@@ -1,10 +1,11 @@
 import MockBackendHTTP
 import MockBackendTesting
+import TestSupport
 import Testing
 
 /// The life of an upgraded connection: the switch, closing from either side, aborting,
 /// timeouts, the server stopping, and nothing left behind.
-@Suite("WebSocket connection lifecycle")
+@Suite("WebSocket connection lifecycle", .fewAtATime)
 struct WebSocketLifecycleTests {
     /// Frames sent in the same write as the upgrade request were read with it; they are
     /// the first frames, not lost and not taken for HTTP.

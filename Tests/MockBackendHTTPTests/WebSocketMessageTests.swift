@@ -1,8 +1,9 @@
 import MockBackendHTTP
 import MockBackendTesting
+import TestSupport
 import Testing
 
-@Suite("WebSocket messages: assembler, encoder, close payload")
+@Suite("WebSocket messages: assembler, encoder, close payload", .fewAtATime)
 struct WebSocketMessageTests {
     @Test func joinsFragmentsAndPassesControlFramesBetweenThem() {
         var assembler = WebSocketMessageAssembler()

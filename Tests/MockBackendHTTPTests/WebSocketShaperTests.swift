@@ -1,10 +1,11 @@
 import MockBackendHTTP
 import MockBackendTesting
+import TestSupport
 import Testing
 
 /// Every write of an upgraded connection goes through the response's shaper, one message
 /// per `.message` write; the shaper's segments act on the connection as on a stream.
-@Suite("WebSocket writes through a ResponseShaper")
+@Suite("WebSocket writes through a ResponseShaper", .fewAtATime)
 struct WebSocketShaperTests {
     @Test func theShaperSeesTheHeadEachMessageAndEachControlFrame() async throws {
         let registry = WebSocketRegistry()

@@ -1,10 +1,11 @@
 import MockBackendHTTP
 import MockBackendTesting
+import TestSupport
 import Testing
 
 /// Pings and timeouts of upgraded connections (`WebSocketConfiguration`), and the header
 /// timeout before the upgrade.
-@Suite("WebSocket pings and timeouts")
+@Suite("WebSocket pings and timeouts", .fewAtATime)
 struct WebSocketTimeoutTests {
     @Test func theServerPingsEveryInterval() async throws {
         var configuration = HTTPServerConfiguration()

@@ -1,10 +1,11 @@
 import Foundation
 import MockBackendSupport
 import MockBackendTesting
+import TestSupport
 import Testing
 
 /// An event source over the mock's HTTPS listener, whose certificate is self-signed.
-@Suite("EventSource trust of the mock's certificate")
+@Suite("EventSource trust of the mock's certificate", .fewAtATime)
 struct EventSourceTrustTests {
     private func source(_ server: TLSServer, handler: AuthenticationChallengeHandler?) throws -> EventSource {
         var configuration = EventSourceConfiguration(

@@ -2,9 +2,10 @@ import Foundation
 import MockBackendHTTP
 import MockBackendTLS
 import MockBackendTesting
+import TestSupport
 import Testing
 
-@Suite("HTTPS listener")
+@Suite("HTTPS listener", .fewAtATime)
 struct HTTPSListenerTests {
     @Test func answersHTTPSBesidePlainHTTPWithTheSameState() async throws {
         try await withTLSServer { tls in
@@ -122,7 +123,7 @@ struct HTTPSListenerTests {
     }
 }
 
-@Suite("HTTPS pipelining")
+@Suite("HTTPS pipelining", .fewAtATime)
 struct HTTPSPipeliningTests {
     /// Requests written as separate TLS records that reach the server together: the later
     /// records wait inside OpenSSL, where no socket event announces them, and must still
@@ -152,7 +153,7 @@ struct HTTPSPipeliningTests {
     }
 }
 
-@Suite("HTTPS closing")
+@Suite("HTTPS closing", .fewAtATime)
 struct HTTPSClosingTests {
     /// `Connection: close` over TLS: the whole response, then close_notify and the end of
     /// the connection; many clients in a row that leave without reading close_notify

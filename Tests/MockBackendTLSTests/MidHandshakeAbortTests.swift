@@ -2,9 +2,10 @@ import Foundation
 import MockBackendHTTP
 import MockBackendTLS
 import MockBackendTesting
+import TestSupport
 import Testing
 
-@Suite("HTTPS clients that leave mid-handshake")
+@Suite("HTTPS clients that leave mid-handshake", .fewAtATime)
 struct MidHandshakeAbortTests {
     /// Answers every request with `ok`.
     private struct OKResponder: HTTPResponder {

@@ -4,10 +4,11 @@ import MockBackendHTTP
 import MockBackendSupport
 import MockBackendTLS
 import MockBackendTesting
+import TestSupport
 import Testing
 
 /// The upgrade to WebSocket over TLS: the same connection code over `TLSByteStream`.
-@Suite("WebSocket over TLS")
+@Suite("WebSocket over TLS", .fewAtATime)
 struct WebSocketTLSTests {
     /// Python's `ssl` as the client, writing raw frames: the upgrade request and a masked
     /// text frame in one TLS write (the frame must not be lost with the head), then a

@@ -1,8 +1,9 @@
 import Foundation
 import MockBackendTesting
+import TestSupport
 import Testing
 
-@Suite("AdminClient: waits on the live feed")
+@Suite("AdminClient: waits on the live feed", .fewAtATime)
 struct AdminEventWaitTests {
     @Test func aSubscriptionSeesWhatHappensAfterItAndNothingBefore() async throws {
         try await withRunningServer { server in

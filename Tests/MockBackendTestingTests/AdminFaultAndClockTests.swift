@@ -1,8 +1,9 @@
 import Foundation
 import MockBackendTesting
+import TestSupport
 import Testing
 
-@Suite("AdminClient: faults and the clock")
+@Suite("AdminClient: faults and the clock", .fewAtATime)
 struct AdminFaultAndClockTests {
     @Test func addsListsAndRemovesTypedFaults() async throws {
         try await withRunningServer { server in

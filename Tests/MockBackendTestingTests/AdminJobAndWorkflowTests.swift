@@ -1,8 +1,9 @@
 import Foundation
 import MockBackendTesting
+import TestSupport
 import Testing
 
-@Suite("AdminClient: imports, generations and workflows")
+@Suite("AdminClient: imports, generations and workflows", .fewAtATime)
 struct AdminJobAndWorkflowTests {
     static func manualClock() -> MockBackendConfiguration {
         var configuration = MockBackendConfiguration.forTesting()

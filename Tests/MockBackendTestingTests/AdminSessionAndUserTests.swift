@@ -1,8 +1,9 @@
 import Foundation
 import MockBackendTesting
+import TestSupport
 import Testing
 
-@Suite("AdminClient: sessions and users")
+@Suite("AdminClient: sessions and users", .fewAtATime)
 struct AdminSessionAndUserTests {
     @Test func expiresASessionWithAnyReasonAndCode() async throws {
         try await withRunningServer { server in

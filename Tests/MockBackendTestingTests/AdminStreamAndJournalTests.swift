@@ -1,8 +1,9 @@
 import Foundation
 import MockBackendTesting
+import TestSupport
 import Testing
 
-@Suite("AdminClient: streams and the request journal")
+@Suite("AdminClient: streams and the request journal", .fewAtATime)
 struct AdminStreamAndJournalTests {
     @Test func pushesToAChannelAndDisconnectsItsSubscriber() async throws {
         try await withRunningServer { server in

@@ -1,7 +1,8 @@
 import MockBackendTesting
+import TestSupport
 import Testing
 
-@Suite("TestClock")
+@Suite("TestClock", .fewAtATime)
 struct TestClockTests {
     @Test func aManualSleeperWakesWhenTheTimeReachesItsDeadline() async throws {
         let clock = TestClock()

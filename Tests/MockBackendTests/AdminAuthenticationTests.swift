@@ -1,9 +1,10 @@
 import Foundation
 import MockBackend
 import MockBackendTesting
+import TestSupport
 import Testing
 
-@Suite("Admin token")
+@Suite("Admin token", .fewAtATime)
 struct AdminAuthenticationTests {
     static let token = "s3cret-admin"
 

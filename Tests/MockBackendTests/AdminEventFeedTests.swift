@@ -3,6 +3,7 @@ import MockBackend
 import MockBackendHTTP
 import MockBackendTesting
 import ServerSentEvents
+import TestSupport
 import Testing
 
 /// One event of the admin feed: its type, id and data object.
@@ -78,7 +79,7 @@ private func expectPrompt(_ latency: Duration, _ what: String, sourceLocation: S
     #expect(latency < TestTiming.scaled(.seconds(10)), "\(note)", sourceLocation: sourceLocation)
 }
 
-@Suite("Admin event feed")
+@Suite("Admin event feed", .fewAtATime)
 struct AdminEventFeedTests {
     @Test func aLoginAndASessionExpiryReachASubscriberAtOnce() async throws {
         try await withRunningServer { server in

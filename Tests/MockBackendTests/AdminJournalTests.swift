@@ -1,9 +1,10 @@
 import Foundation
 import MockBackend
 import MockBackendTesting
+import TestSupport
 import Testing
 
-@Suite("Request journal, state and reset")
+@Suite("Request journal, state and reset", .fewAtATime)
 struct AdminJournalTests {
     @Test func journalsRequestsButNotAdminCalls() async throws {
         try await withRunningServer { server in

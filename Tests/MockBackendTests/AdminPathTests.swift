@@ -1,6 +1,7 @@
 import Foundation
 import MockBackend
 import MockBackendTesting
+import TestSupport
 import Testing
 
 /// Targets the router reads as under `/__admin`: empty segments are skipped, and a dot
@@ -23,7 +24,7 @@ private func journaledTargets(_ server: RunningServer) async throws -> [String] 
     return try JSONDecoder().decode([JournaledRequest].self, from: Data(list.body)).map(\.target)
 }
 
-@Suite("Admin paths: one answer to \"is this the admin API?\"")
+@Suite("Admin paths: one answer to \"is this the admin API?\"", .fewAtATime)
 struct AdminPathTests {
     /// `AdminAPI.contains(path:)` gives the router's answer: the admin group owns exactly
     /// the paths it names, and every admin route is in that group.

@@ -1,9 +1,10 @@
 import MockBackendHTTP
+import TestSupport
 import Testing
 
 @testable import MockBackend
 
-@Suite("CSVParser")
+@Suite("CSVParser", .fewAtATime)
 struct CSVParserTests {
     @Test func parsesSimpleRecords() throws {
         #expect(

@@ -1,6 +1,7 @@
 import Foundation
 import MockBackendTesting
 import ServerSentEvents
+import TestSupport
 import Testing
 
 private func events(_ body: [UInt8]) -> [ServerSentEvent] {
@@ -8,7 +9,7 @@ private func events(_ body: [UInt8]) -> [ServerSentEvent] {
     return parser.feed(body).compactMap { if case .event(let event) = $0 { event } else { nil } }
 }
 
-@Suite("SSE conformance endpoints")
+@Suite("SSE conformance endpoints", .fewAtATime)
 struct ConformanceRoutesTests {
     @Test func rawSendsExactBytesInTheGivenWriteSizes() async throws {
         try await withRunningServer { server in

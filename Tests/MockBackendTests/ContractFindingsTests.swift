@@ -1,11 +1,12 @@
 import Foundation
 import MockBackend
 import MockBackendTesting
+import TestSupport
 import Testing
 
 /// Inputs the contract check (`openapi/check.sh`, schemathesis against the running server)
 /// found the server mishandling, each sent as it was found, over a real socket.
-@Suite("Contract check findings")
+@Suite("Contract check findings", .fewAtATime)
 struct ContractFindingsTests {
     private func json(_ response: RawResponse) throws -> [String: Any] {
         try #require(try JSONSerialization.jsonObject(with: Data(response.body)) as? [String: Any])

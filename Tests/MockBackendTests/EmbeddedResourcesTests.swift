@@ -2,12 +2,13 @@ import Foundation
 import MockBackend
 import MockBackendHTTP
 import MockBackendTesting
+import TestSupport
 import Testing
 
 /// The dashboard and the OpenAPI document built into the module: served with no files on
 /// disk, with the rules of the static file handler, and the same bytes as `Public/` and
 /// `openapi/openapi.yaml` (`scripts/embed-resources.py` regenerates them).
-@Suite("Embedded dashboard and OpenAPI document")
+@Suite("Embedded dashboard and OpenAPI document", .fewAtATime)
 struct EmbeddedResourcesTests {
     /// Every file under `Public/` but dotfiles, relative to it, with its bytes.
     static func publicFilesOnDisk() throws -> [String: [UInt8]] {

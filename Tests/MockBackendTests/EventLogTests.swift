@@ -1,9 +1,10 @@
 import ServerSentEvents
+import TestSupport
 import Testing
 
 @testable import MockBackend
 
-@Suite("EventLog")
+@Suite("EventLog", .fewAtATime)
 struct EventLogTests {
     private func log(retention: Int, count: Int) -> EventLog {
         var log = EventLog(retention: retention)

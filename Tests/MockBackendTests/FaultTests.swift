@@ -2,6 +2,7 @@ import Foundation
 import MockBackend
 import MockBackendTesting
 import ServerSentEvents
+import TestSupport
 import Testing
 
 /// Adds a fault rule through the admin API.
@@ -29,7 +30,7 @@ private func eventsIn(_ bytes: [UInt8]) -> [String] {
     return parser.feed(bytes).compactMap { if case .event(let event) = $0 { event.data } else { nil } }
 }
 
-@Suite("Faults")
+@Suite("Faults", .fewAtATime)
 struct FaultTests {
     @Test func statusAnswersInPlaceOfTheRouteForItsTimes() async throws {
         try await withRunningServer { server in

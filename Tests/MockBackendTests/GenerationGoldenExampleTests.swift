@@ -2,13 +2,14 @@ import Foundation
 import MockBackend
 import MockBackendAPI
 import MockBackendTesting
+import TestSupport
 import Testing
 
 /// The generation examples decode into the `MockBackendAPI` wire types and round-trip
 /// through them, and what the server answers and streams decodes into the same types and
 /// has the examples' fields with their JSON types. The client side reads the same files
 /// (`MockBackendClientTests/GoldenExampleClientTests.swift`).
-@Suite("Golden examples: generations")
+@Suite("Golden examples: generations", .fewAtATime)
 struct GenerationGoldenExampleTests {
     @Test func examplesRoundTripThroughTheWireTypes() throws {
         let created = try GoldenExample.roundTrip(GenerationCreated.self, "generations/create-response")

@@ -3,6 +3,7 @@ import MockBackend
 import MockBackendAPI
 import MockBackendTesting
 import ServerSentEvents
+import TestSupport
 import Testing
 
 private func token(_ server: RunningServer, _ email: String = "demo@example.com", _ password: String = "demo1234")
@@ -32,7 +33,7 @@ private func events(_ body: [UInt8]) -> [ServerSentEvent] {
     return parser.feed(body).compactMap { if case .event(let event) = $0 { event } else { nil } }
 }
 
-@Suite("Generation API")
+@Suite("Generation API", .fewAtATime)
 struct GenerationRoutesTests {
     static func manual() -> MockBackendConfiguration {
         var configuration = MockBackendConfiguration.forTesting()

@@ -3,9 +3,10 @@ import MockBackend
 import MockBackendHTTP
 import MockBackendSupport
 import MockBackendTesting
+import TestSupport
 import Testing
 
-@Suite("Health, OpenAPI document and dashboard")
+@Suite("Health, OpenAPI document and dashboard", .fewAtATime)
 struct HealthAndDocumentTests {
     @Test func healthIsOK() async throws {
         try await withRunningServer { server in

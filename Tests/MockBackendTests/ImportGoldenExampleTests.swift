@@ -2,13 +2,14 @@ import Foundation
 import MockBackend
 import MockBackendAPI
 import MockBackendTesting
+import TestSupport
 import Testing
 
 /// The import examples decode into the `MockBackendAPI` wire types and round-trip through
 /// them, and what the server answers and streams decodes into the same types and has the
 /// examples' fields with their JSON types. The client side reads the same files
 /// (`MockBackendClientTests/GoldenExampleClientTests.swift`).
-@Suite("Golden examples: imports")
+@Suite("Golden examples: imports", .fewAtATime)
 struct ImportGoldenExampleTests {
     @Test func examplesRoundTripThroughTheWireTypes() throws {
         let accepted = try GoldenExample.roundTrip(ImportAccepted.self, "imports/accepted")

@@ -3,6 +3,7 @@ import MockBackend
 import MockBackendAPI
 import MockBackendTesting
 import ServerSentEvents
+import TestSupport
 import Testing
 
 /// A multipart/form-data body with one `file` part, as `curl -F file=@books.csv` sends it.
@@ -44,7 +45,7 @@ private func events(_ body: [UInt8]) -> [ServerSentEvent] {
     return parser.feed(body).compactMap { if case .event(let event) = $0 { event } else { nil } }
 }
 
-@Suite("CSV imports")
+@Suite("CSV imports", .fewAtATime)
 struct ImportRoutesTests {
     static func manual() -> MockBackendConfiguration {
         var configuration = MockBackendConfiguration.forTesting()

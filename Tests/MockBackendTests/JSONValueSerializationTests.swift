@@ -1,11 +1,12 @@
 import Foundation
 import MockBackendAPI
 import MockBackendHTTP
+import TestSupport
 import Testing
 
 @testable import MockBackend
 
-@Suite("JSONValue serialization")
+@Suite("JSONValue serialization", .fewAtATime)
 struct JSONValueSerializationTests {
     /// The hand-written serializer must write exactly what `JSONCoding.encoder` writes.
     @Test func writesTheSameBytesAsTheEncoder() throws {

@@ -1,8 +1,9 @@
+import TestSupport
 import Testing
 
 @testable import MockBackend
 
-@Suite("The document a server without an admin token serves")
+@Suite("The document a server without an admin token serves", .fewAtATime)
 struct OpenAdminSecurityTests {
     @Test func requirementsNamingOnlyTheAdminSchemesBecomeOpen() {
         let document = """

@@ -4,6 +4,7 @@ import MockBackendAPI
 import MockBackendHTTP
 import MockBackendTesting
 import ServerSentEvents
+import TestSupport
 import Testing
 
 /// Logs `username` in and returns the response.
@@ -28,7 +29,7 @@ func expectPlayerError(_ response: RawResponse, status: Int, _ message: String? 
     if let message { #expect(body.error == message) }
 }
 
-@Suite("Player API")
+@Suite("Player API", .fewAtATime)
 struct PlayerRoutesTests {
     @Test func loginAnswersTheBackendShapeWithANumericUserIdAndACookie() async throws {
         try await withRunningServer { server in

@@ -1,9 +1,10 @@
 import Foundation
 import MockBackend
 import MockBackendTesting
+import TestSupport
 import Testing
 
-@Suite("Scenario file")
+@Suite("Scenario file", .fewAtATime)
 struct ScenarioFileTests {
     @Test func readsUsersWorkflowsAndRatesWithDefaults() throws {
         let scenario = try ScenarioFile.parse(

@@ -3,9 +3,10 @@ import MockBackend
 import MockBackendHTTP
 import MockBackendSupport
 import MockBackendTesting
+import TestSupport
 import Testing
 
-@Suite("SimulationClock")
+@Suite("SimulationClock", .fewAtATime)
 struct SimulationClockTests {
     @Test func manualClockFiresInDueOrderOnlyWhenAdvanced() {
         let clock = SimulationClock(mode: .manual)

@@ -3,6 +3,7 @@ import MockBackend
 import MockBackendHTTP
 import MockBackendTesting
 import ServerSentEvents
+import TestSupport
 import Testing
 
 /// Opens a stream with a raw client and returns it once the head has arrived.
@@ -21,7 +22,7 @@ private func post(_ server: RunningServer, _ path: String, _ body: String) async
 
 private func text(_ client: RawHTTPClient) -> String { String(decoding: client.buffer, as: UTF8.self) }
 
-@Suite("SSE streams and the stream admin API")
+@Suite("SSE streams and the stream admin API", .fewAtATime)
 struct StreamRoutesTests {
     @Test func flushesHeadersAtOnceOnAQuietStream() async throws {
         try await withRunningServer { server in

@@ -2,13 +2,14 @@ import Foundation
 import MockBackendAPI
 import MockBackendHTTP
 import ServerSentEvents
+import TestSupport
 import Testing
 
 @testable import MockBackend
 
 /// Every event the backends publish goes out through `EventStream.publish(_: some WireEvent)`:
 /// under the `event:` name its type gives, with the JSON the server writes for every body.
-@Suite("Wire events")
+@Suite("Wire events", .fewAtATime)
 struct WireEventTests {
     static let events: [(event: any WireEvent, type: String?)] = [
         (ImportStartedEvent(jobId: "import_1", totalRows: 2), "started"),

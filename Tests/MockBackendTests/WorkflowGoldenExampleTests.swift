@@ -2,6 +2,7 @@ import Foundation
 import MockBackend
 import MockBackendAPI
 import MockBackendTesting
+import TestSupport
 import Testing
 
 /// The workflow examples decode into the `MockBackendAPI` wire types and round-trip
@@ -9,7 +10,7 @@ import Testing
 /// answers and streams decodes into the same types and has the examples' fields with their
 /// JSON types. The client side reads the same files
 /// (`MockBackendClientTests/GoldenExampleClientTests.swift`).
-@Suite("Golden examples: workflows")
+@Suite("Golden examples: workflows", .fewAtATime)
 struct WorkflowGoldenExampleTests {
     static let apiKey = "golden-key"
 

@@ -3,6 +3,7 @@ import MockBackend
 import MockBackendHTTP
 import MockBackendTesting
 import ServerSentEvents
+import TestSupport
 import Testing
 
 private let apiKey = "wf-test-key"
@@ -42,7 +43,7 @@ private func openEvents(_ server: RunningServer, _ id: String, headers: String =
     return stream
 }
 
-@Suite("Workflow sessions")
+@Suite("Workflow sessions", .fewAtATime)
 struct WorkflowRoutesTests {
     static func manual() -> MockBackendConfiguration {
         var configuration = MockBackendConfiguration.forTesting()

@@ -1,8 +1,9 @@
+import TestSupport
 import Testing
 
 @testable import MockBackend
 
-@Suite("EventBoundaryScanner")
+@Suite("EventBoundaryScanner", .fewAtATime)
 struct EventBoundaryScannerTests {
     /// Event ends (absolute offsets) when `bytes` is fed in the given pieces.
     private func ends(_ bytes: [UInt8], cuts: [Int]) -> [Int] {

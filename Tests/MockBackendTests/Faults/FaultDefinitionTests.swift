@@ -1,10 +1,11 @@
 import Foundation
+import TestSupport
 import Testing
 
 @testable import MockBackend
 
 /// Fault definitions are decoded into `Fault` and checked at the edge.
-@Suite("Fault definitions")
+@Suite("Fault definitions", .fewAtATime)
 struct FaultDefinitionTests {
     private func decode(_ json: String) throws -> Fault {
         try JSONDecoder().decode(Fault.self, from: Data(json.utf8))

@@ -1,10 +1,11 @@
 import MockBackendHTTP
+import TestSupport
 import Testing
 
 @testable import MockBackend
 
 /// Every fault kind, fed writes as a connection would feed them, without sockets.
-@Suite("FaultShaper")
+@Suite("FaultShaper", .fewAtATime)
 struct FaultShaperTests {
     static let head = Array("HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n".utf8)
 

@@ -1,11 +1,12 @@
 import MockBackendHTTP
+import TestSupport
 import Testing
 
 @testable import MockBackend
 
 /// On a WebSocket every data message is a write of its own: faults count messages, and
 /// control frames (pings, pongs, close) are never counted.
-@Suite("FaultShaper on WebSocket writes")
+@Suite("FaultShaper on WebSocket writes", .fewAtATime)
 struct FaultShaperWebSocketTests {
     static let head = Array("HTTP/1.1 101 Switching Protocols\r\n\r\n".utf8)
     static func message(_ id: Int) -> [UInt8] { WebSocketFrameEncoder.text(#"{"type":"progress","n":\#(id)}"#) }

@@ -2,12 +2,13 @@ import Foundation
 import MockBackend
 import MockBackendHTTP
 import MockBackendTesting
+import TestSupport
 import Testing
 
 /// The V1 progress WebSocket, `GET /ws/progress?jobId=`: the handshake and its refusals,
 /// the job's events as JSON text messages, the end, and the socket as one of the job
 /// stream's connections (admin list, journal, disconnects, faults).
-@Suite("V1 progress WebSocket")
+@Suite("V1 progress WebSocket", .fewAtATime)
 struct ProgressWebSocketTests {
     private static func manual() -> MockBackendConfiguration {
         var configuration = MockBackendConfiguration.forTesting()

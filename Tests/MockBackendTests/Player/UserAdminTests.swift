@@ -3,10 +3,11 @@ import MockBackend
 import MockBackendAPI
 import MockBackendTesting
 import ServerSentEvents
+import TestSupport
 import Testing
 
 /// Stale credentials and removed users on demand, and expiries with any reason.
-@Suite("User and session admin")
+@Suite("User and session admin", .fewAtATime)
 struct UserAdminTests {
     @Test func aChangedPasswordMakesStoredCredentialsStale() async throws {
         try await withRunningServer { server in

@@ -3,11 +3,12 @@ import MockBackend
 import MockBackendAPI
 import MockBackendTesting
 import ServerSentEvents
+import TestSupport
 import Testing
 
 /// The user-info stream sends deltas: a fresh connection gets only what happens after it
 /// connects; a reconnect with Last-Event-ID gets what it missed, within its session.
-@Suite("User-info stream: deltas and resume")
+@Suite("User-info stream: deltas and resume", .fewAtATime)
 struct UserInfoDeltaTests {
     @Test func aFreshConnectionGetsNoEarlierPostingsAndNoPushedFrames() async throws {
         try await withRunningServer { server in

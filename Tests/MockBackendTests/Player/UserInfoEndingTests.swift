@@ -3,10 +3,11 @@ import MockBackend
 import MockBackendAPI
 import MockBackendTesting
 import ServerSentEvents
+import TestSupport
 import Testing
 
 /// How user-info connections end, and that the stream journal tells each way apart.
-@Suite("User-info stream: how connections end")
+@Suite("User-info stream: how connections end", .fewAtATime)
 struct UserInfoEndingTests {
     @Test func theIdleCloseDefaultsToAMinute() {
         #expect(PlayerSettings().userInfoIdleTimeout == .seconds(60))

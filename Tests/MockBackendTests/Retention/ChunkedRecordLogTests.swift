@@ -1,8 +1,9 @@
+import TestSupport
 import Testing
 
 @testable import MockBackend
 
-@Suite("ChunkedRecordLog and record coding")
+@Suite("ChunkedRecordLog and record coding", .fewAtATime)
 struct ChunkedRecordLogTests {
     private func log(retention: Int, records: Range<Int>, payload: Int = 0) -> ChunkedRecordLog {
         var log = ChunkedRecordLog(retention: retention)

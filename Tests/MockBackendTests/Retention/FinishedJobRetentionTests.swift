@@ -1,11 +1,12 @@
 import Foundation
 import MockBackend
 import MockBackendTesting
+import TestSupport
 import Testing
 
 /// Finished jobs of every kind are kept up to a bound, oldest finished first out, with their
 /// streams; running ones are never forgotten.
-@Suite("Finished jobs are kept up to a bound")
+@Suite("Finished jobs are kept up to a bound", .fewAtATime)
 struct FinishedJobRetentionTests {
     private func configuration() -> MockBackendConfiguration {
         var configuration = MockBackendConfiguration.forTesting()

@@ -1,10 +1,11 @@
 import MockBackendHTTP
+import TestSupport
 import Testing
 
 @testable import MockBackend
 
 /// What the journals keep, now that finished records are kept as bytes.
-@Suite("Journal retention")
+@Suite("Journal retention", .fewAtATime)
 struct JournalRetentionTests {
     private func request(_ target: String, client: String, connection: UInt64 = 1, body: String = "")
         -> HTTPRequest

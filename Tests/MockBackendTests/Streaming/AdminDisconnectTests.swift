@@ -2,10 +2,11 @@ import Foundation
 import MockBackend
 import MockBackendTesting
 import ServerSentEvents
+import TestSupport
 import Testing
 
 /// `POST /__admin/streams/{stream}/disconnect` in its three modes.
-@Suite("Admin disconnect: broken, reset, graceful")
+@Suite("Admin disconnect: broken, reset, graceful", .fewAtATime)
 struct AdminDisconnectTests {
     private func open(_ server: RunningServer, _ name: String) async throws -> RawHTTPClient {
         let client = try server.connect()

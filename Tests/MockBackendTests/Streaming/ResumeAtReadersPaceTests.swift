@@ -2,11 +2,12 @@ import Foundation
 import MockBackend
 import MockBackendTesting
 import ServerSentEvents
+import TestSupport
 import Testing
 
 /// A resume is written at the reader's pace from the log: a reader far behind is never
 /// dropped again for the size of what it missed.
-@Suite("Resume of a large backlog at the reader's pace")
+@Suite("Resume of a large backlog at the reader's pace", .fewAtATime)
 struct ResumeAtReadersPaceTests {
     @Test func aReaderEightMegabytesBehindResumesAndGetsEveryEventOnceInOrder() async throws {
         try await withRunningServer { server in

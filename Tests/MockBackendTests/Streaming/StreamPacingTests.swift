@@ -3,9 +3,10 @@ import MockBackend
 import MockBackendHTTP
 import MockBackendTesting
 import ServerSentEvents
+import TestSupport
 import Testing
 
-@Suite("Stream floods at the readers' pace, broadcasts and delivery counts")
+@Suite("Stream floods at the readers' pace, broadcasts and delivery counts", .fewAtATime)
 struct StreamPacingTests {
     /// More bytes than the kernel's socket buffers and the unsent bound together: published
     /// without pacing, the reader would be dropped as slow. Few large events rather than many
@@ -44,8 +45,9 @@ struct StreamPacingTests {
         var configuration = MockBackendConfiguration.forTesting()
         configuration.http.maxUnsentStreamBytes = 64 * 1024
         // Long enough that a reader slowed down by a busy machine or a sanitizer still
-        // counts as reading.
-        configuration.floodPatience = TestTiming.scaled(.seconds(2))
+        // counts as reading: a whole test run on two cores has held this test's task up
+        // for more than two seconds. The stalled reader costs one patience, once.
+        configuration.floodPatience = TestTiming.scaled(.seconds(8))
         try await withRunningServer(configuration) { server in
             let stream = server.app.streams.stream(named: "channels/stall", settings: .init(retention: 4000))
             let stalled = try StreamReader(server, "/sse/channels/stall", clientID: "stalled", receiveBufferSize: 4096)
