@@ -4,9 +4,14 @@ import MockBackendClient
 import MockBackendSupport
 import MockBackendTesting
 import ServerSentEvents
+import TestSupport
 import Testing
 
-@Suite("EventSource suspend, resume and reconnectNow against the server")
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+@Suite("EventSource suspend, resume and reconnectNow against the server", .fewAtATime)
 struct EventSourceSuspensionTests {
     private func subscribers(_ server: RunningServer, _ name: String) -> Int {
         server.app.streams.existingStream(named: name)?.snapshot.subscribers.count ?? 0
@@ -116,6 +121,34 @@ struct EventSourceSuspensionTests {
 
     /// `start()` starts the machine in the caller's task, so a suspension right after it
     /// holds: the app's first connection waits for `resume()`.
+    /// A suspension that comes while the request is being made (the provider is still
+    /// running) sends nothing: the request made for the connection the app dropped never
+    /// reaches the server.
+    @Test func aSuspensionWhileTheRequestIsMadeSendsNothing() async throws {
+        try await withRunningServer { server in
+            let url = server.baseURL.appendingPathComponent("sse/channels/made")
+            let provided = LockedValue(0)
+            let gate = AsyncStream.makeStream(of: Void.self)
+            let source = EventSource { [gate] in
+                provided.withLock { $0 += 1 }
+                for await _ in gate.stream { break }
+                return URLRequest(url: url)
+            }
+            source.start()
+            #expect(await eventually { provided.current == 1 })
+            source.suspend()
+            gate.continuation.yield()
+            try await Task.sleep(for: .milliseconds(300))
+            #expect(server.app.streams.journal.snapshots(stream: "channels/made").isEmpty)
+            #expect(source.state == .suspended)
+            gate.continuation.yield()
+            source.resume()
+            #expect(await eventually { source.state == .open })
+            #expect(server.app.streams.journal.snapshots(stream: "channels/made").count == 1)
+            source.stop()
+        }
+    }
+
     @Test func aSuspensionRightAfterStartHoldsTheFirstConnection() async throws {
         try await withRunningServer { server in
             let source = EventSource(url: server.baseURL.appendingPathComponent("sse/channels/early"))

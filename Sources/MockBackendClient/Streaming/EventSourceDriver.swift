@@ -147,17 +147,20 @@ final class EventSourceDriver: Sendable {
             if case .stop(.requestFailed) = next.action {} else { shared.withLock { $0.requestError = nil } }
             return next
         }
-        guard !Task.isCancelled, let (task, transport) = session.start(request) else {
+        guard !Task.isCancelled, let (task, transport) = session.makeTask(request) else {
             return apply(.stop(.stopped))
         }
-        // Kept only if no lifecycle change came meanwhile, so that change's cancel is not missed.
+        // Sent only if no lifecycle change came while the request was made: a `suspend()`
+        // right after `start()` opens no connection at all. Resumed under the lock, so a
+        // change that comes later finds the task and cancels it.
         let current = shared.withLock { shared in
             guard shared.generation == generation else { return false }
             shared.task = task
+            task.resume()
             return true
         }
         guard current else {
-            task.cancel()
+            session.discard(task)
             return apply(.interrupted, generation: generation)
         }
         defer { shared.withLock { if $0.task === task { $0.task = nil } } }

@@ -43,15 +43,22 @@ final class StreamingSession: NSObject, URLSessionDataDelegate, @unchecked Senda
         session = URLSession(configuration: configuration, delegate: self, delegateQueue: queue)
     }
 
-    /// Starts `request`; the stream ends after `.completed`. Cancelling the returned task
-    /// ends it early.
-    func start(_ request: URLRequest) -> (URLSessionDataTask, AsyncStream<TransportEvent>)? {
+    /// A task for `request`, not resumed yet: nothing goes out until the caller resumes it
+    /// (or `discard`s it). The stream ends after `.completed`. Cancelling the task ends it
+    /// early.
+    func makeTask(_ request: URLRequest) -> (URLSessionDataTask, AsyncStream<TransportEvent>)? {
         guard let session = lock.withLock({ self.session }) else { return nil }
         let (stream, continuation) = AsyncStream.makeStream(of: TransportEvent.self)
         let task = session.dataTask(with: request)
         lock.withLock { continuations[task.taskIdentifier] = continuation }
-        task.resume()
         return (task, stream)
+    }
+
+    /// Drops a task that was never resumed, and ends its stream.
+    func discard(_ task: URLSessionDataTask) {
+        task.cancel()
+        let continuation = lock.withLock { continuations.removeValue(forKey: task.taskIdentifier) }
+        continuation?.finish()
     }
 
     /// Cancels every task and releases the session.
