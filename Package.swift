@@ -114,7 +114,7 @@ let package = Package(
         ),
         .testTarget(
             name: "MockBackendTestingTests",
-            dependencies: ["TestSupport", "MockBackendTesting"]
+            dependencies: ["TestSupport", "MockBackendSupport", "MockBackendTesting"]
         ),
         .testTarget(
             name: "MockBackendCLITests",

@@ -71,6 +71,9 @@ final class AsyncSlots: Sendable {
         }
     }
 
+    /// How many wait for a slot now.
+    var waitingCount: Int { state.withLock { $0.waiters.count } }
+
     /// Hands the slot to the longest waiter, or frees it.
     func release() {
         let next = state.withLock { state -> CheckedContinuation<Void, Never>? in

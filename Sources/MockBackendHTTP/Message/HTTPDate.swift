@@ -14,12 +14,8 @@ enum HTTPDate {
 
     /// Appends the current date's IMF-fixdate.
     static func appendNow(to bytes: inout [UInt8]) {
-        bytes += current()
-    }
-
-    private static func current() -> [UInt8] {
         let second = time(nil)
-        return cache.withLock { cached in
+        bytes += cache.withLock { cached in
             if cached.second != second {
                 cached = (second, Array(format(second).utf8))
             }

@@ -39,7 +39,8 @@ public protocol ByteStream: AnyObject {
     /// Sends FIN after everything written so far; reading stays possible.
     func shutdownWrite()
     /// Releases the socket. With `reset`, the peer sees RST instead of FIN.
-    /// Called exactly once, after every Dispatch source on the descriptor is cancelled.
+    /// Called exactly once, once nothing watches the descriptor any more
+    /// (`SocketReadiness.cancel`).
     func close(reset: Bool)
 }
 
