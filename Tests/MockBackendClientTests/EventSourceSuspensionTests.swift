@@ -149,17 +149,27 @@ struct EventSourceSuspensionTests {
         }
     }
 
-    @Test func aSuspensionRightAfterStartHoldsTheFirstConnection() async throws {
+    /// A suspension right after `start()` leaves no connection open: the loop may already
+    /// have sent the request on another thread (then the suspension closes it), or it sends
+    /// nothing (`aSuspensionWhileTheRequestIsMadeSendsNothing` holds that window open).
+    /// `resume()` then opens exactly one.
+    @Test func aSuspensionRightAfterStartLeavesNoConnectionOpen() async throws {
         try await withRunningServer { server in
             let source = EventSource(url: server.baseURL.appendingPathComponent("sse/channels/early"))
             source.start()
             source.suspend()
             #expect(source.state == .suspended)
             try await Task.sleep(for: .milliseconds(200))
-            #expect(server.app.streams.journal.snapshots(stream: "channels/early").isEmpty)
+            #expect(await eventually { subscribers(server, "channels/early") == 0 })
+            #expect(
+                await eventually {
+                    server.app.streams.journal.snapshots(stream: "channels/early").allSatisfy { $0.endedAt != nil }
+                })
+            let before = server.app.streams.journal.snapshots(stream: "channels/early")
             source.resume()
             #expect(await eventually { source.state == .open })
-            #expect(server.app.streams.journal.snapshots(stream: "channels/early").count == 1)
+            #expect(await eventually { subscribers(server, "channels/early") == 1 })
+            #expect(server.app.streams.journal.snapshots(stream: "channels/early").count == before.count + 1)
             source.stop()
         }
     }
