@@ -4,6 +4,11 @@ import MockBackendTesting
 /// What arrived on a connection and when, read on a thread of its own blocking in `recv`:
 /// the arrival times are the kernel's, not those of a test task that a busy machine may
 /// hold up for seconds. For tests that assert that bytes did NOT arrive before a moment.
+///
+/// Invariant: the thread holds the client, so its socket stays open until the thread has
+/// stopped reading (the peer closed, as the server does when it stops, or `limit` passed).
+/// Closed any earlier, its number could go to another test's socket, whose bytes this
+/// thread would then take. Tests never close the client themselves.
 final class TimedReads: @unchecked Sendable {
     /// One read: when it returned and what it got.
     struct Read {
@@ -14,9 +19,11 @@ final class TimedReads: @unchecked Sendable {
     private let lock = NSLock()
     private var reads: [Read] = []
     private var ended: ContinuousClock.Instant?
+    private let client: RawHTTPClient
 
     /// Starts reading `client`'s socket until it closes (or `limit` passes).
     init(_ client: RawHTTPClient, limit: Duration = .seconds(60)) {
+        self.client = client
         let fd = client.fileDescriptor
         let deadline = ContinuousClock.now + TestTiming.scaled(limit)
         if !client.buffer.isEmpty { reads.append(Read(at: .now, bytes: client.takeBuffer())) }
