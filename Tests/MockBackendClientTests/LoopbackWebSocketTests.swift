@@ -53,8 +53,9 @@ struct LoopbackWebSocketTests {
     /// closes it with 1002 on an unmasked frame: a connection that lasts 2.5 s and sees only
     /// pings has answered them with masked pongs. A machine busy with the rest of the suite
     /// can hold this task, or the server's loop, for longer than the idle bound, and the
-    /// connection is then rightly dropped: the attempt is made again, up to five times. A
-    /// client that sends no pongs is dropped every time and fails the test.
+    /// connection is then rightly dropped (seen while reading, or just after): the attempt is
+    /// made again, up to five times. A client that sends no pongs is dropped every time and
+    /// fails the test.
     @Test func answersEveryPingWithAMaskedPong() async throws {
         var configuration = manualServerConfiguration()
         configuration.http.webSocket.pingInterval = .milliseconds(100)
@@ -79,7 +80,10 @@ struct LoopbackWebSocketTests {
                     continue  // dropped as idle while a stall held this task or the server's loop
                 }
                 #expect(pings >= 5)
-                #expect(server.app.streams.existingStream(named: "imports/\(jobId)")?.subscriberCount == 1)
+                let subscribers = server.app.streams.existingStream(named: "imports/\(jobId)")?.subscriberCount
+                // Dropped as idle by the same kind of stall, just after the last ping was read.
+                if subscribers != 1, attempt < 5 { continue }
+                #expect(subscribers == 1)
                 connection.cancel(code: WebSocketCloseCode.goingAway)
                 await #expect(throws: WebSocketTransportError.cancelled) { try await connection.receive() }
                 let record = try #require(await eventuallyEnded(server, jobId))
