@@ -88,7 +88,9 @@ let package = Package(
             ]
         ),
         // Shared by the test targets (not a product): see Tests/TestSupport.
-        .target(name: "TestSupport", dependencies: ["MockBackendSupport"], path: "Tests/TestSupport"),
+        .target(
+            name: "TestSupport", dependencies: ["MockBackendSupport", "MockBackendHTTP", "ServerSentEvents"],
+            path: "Tests/TestSupport"),
         .testTarget(
             name: "ServerSentEventsTests",
             dependencies: ["ServerSentEvents"]

@@ -83,7 +83,7 @@ struct RequestLogTests {
             let aborted = try RawHTTPClient(server)
             try aborted.send("GET /stream HTTP/1.1\r\nHost: t\r\n\r\n")
             try await aborted.receive(untilContains: "open\n")
-            streams.last?.abort()
+            streams.last?.abort(reset: false)
             #expect(await eventually { lines("GET /stream 200", in: records).count == 1 })
             #expect(lines("GET /stream 200", in: records).first?.metadata["end"] == "aborted")
 

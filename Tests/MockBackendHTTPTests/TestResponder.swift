@@ -6,15 +6,15 @@ import MockBackendTesting
 
 /// Streams opened through `GET /stream`, so a test can write to them and see them end.
 final class StreamRegistry: Sendable {
-    let writers = LockedValue<[ResponseBodyWriter]>([])
+    let writers = LockedValue<[any StreamSink]>([])
     let endReasons = LockedValue<[StreamEndReason]>([])
 
-    func add(_ writer: ResponseBodyWriter) {
+    func add(_ writer: any StreamSink) {
         writers.withLock { $0.append(writer) }
-        writer.onClose { [endReasons] reason in endReasons.withLock { $0.append(reason) } }
+        writer.onEnd { [endReasons] reason in endReasons.withLock { $0.append(reason) } }
     }
 
-    var last: ResponseBodyWriter? { writers.current.last }
+    var last: (any StreamSink)? { writers.current.last }
 }
 
 /// Holds the event loops of the connections that request `GET /block` until `open()`,

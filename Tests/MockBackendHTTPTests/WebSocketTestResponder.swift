@@ -11,7 +11,7 @@ final class WebSocketRegistry: Sendable {
     let closeEvents = LockedValue<[WebSocketCloseEvent]>([])
     /// The writes each shaped connection's shaper saw, by kind, in order.
     let shapedKinds = LockedValue<[ResponseWriteKind]>([])
-    let broadcast = LockedValue(WebSocketBroadcastGroup())
+    let broadcast = LockedValue(SinkGroup())
 
     func add(_ writer: WebSocketWriter) {
         writers.withLock { $0.append(writer) }
@@ -89,7 +89,7 @@ enum WebSocketTestRoutes {
                     for index in 1...max(1, count) where count > 0 { writer.send(text: "m\(index)") }
                     group.insert(writer)
                 }
-                writer.onClose { _ in registry.broadcast.withLock { $0.remove(writer) } }
+                writer.onEnd { _ in registry.broadcast.withLock { $0.remove(writer) } }
                 if closes { writer.close(code: .normalClosure, reason: "done") }
             }
             if let pause = request.queryValue("pause").flatMap({ Int($0) }) {
@@ -115,5 +115,17 @@ extension RawWebSocketClient {
     /// Connects to a bare test server and upgrades `GET path`.
     static func connect(_ server: HTTPServer, path: String = "/echo") async throws -> RawWebSocketClient {
         try await connect(port: server.port ?? 0, path: path)
+    }
+}
+
+extension SinkGroup {
+    /// Sends one WebSocket message to every member.
+    func send(_ message: PreparedWebSocketMessage) {
+        send(PreparedWebSocketMessages([message]))
+    }
+
+    /// Sends WebSocket messages to every member, as one payload.
+    func send(_ messages: PreparedWebSocketMessages) {
+        send(StreamPayload(messages: messages, events: messages.frames.count))
     }
 }

@@ -37,7 +37,7 @@ struct ImportRoutes {
             }
             let events = endpoint.events
             return .webSocket(upgrading: request) { writer in
-                job.stream.attach(webSocket: writer, request: request, events: events)
+                job.stream.attach(writer, request: request, lastEventID: nil, events: events)
             }
         }
     }

@@ -31,7 +31,8 @@ package final class ImportService: Sendable {
         let id = "import_" + ids.hex(length: 12)
         let stream = streams.stream(
             named: "imports/\(id)",
-            settings: EventStreamSettings(heartbeat: true, retry: 5000, greeting: "connection established"))
+            settings: EventStreamSettings(
+                heartbeat: true, retry: 5000, greeting: "connection established", messages: true))
         let job = ImportJob(id: id, rowIsValid: Array(rows), stream: stream)
         jobs.insert(job, id: id)
         clock.schedule(after: settings.queueDelay) { [weak self] in self?.begin(job) }

@@ -27,7 +27,7 @@ struct AdminEventRoutes {
             }
             var watched = response
             watched.body = .stream { writer in
-                writer.onClose { _ in events.stopWatching() }
+                writer.onEnd { _ in events.stopWatching() }
                 produce(writer)
             }
             return watched

@@ -56,6 +56,6 @@ final class UserInfoStreams: Sendable {
     func sessionEnded<Body: Codable & Sendable>(
         _ session: PlayerSession, with message: UserInfoEnvelope<Body>, cause: StreamEndCause
     ) -> Int {
-        stream(of: session.userId).endAudience(session.sessionId, with: ServerSentEvent(message), cause: cause)
+        stream(of: session.userId).endAudience(session.sessionId, with: StreamEvent(message), cause: cause)
     }
 }

@@ -49,6 +49,11 @@ struct RecordWriter {
         bytes.append(contentsOf: value)
     }
 
+    mutating func write(_ value: [UInt8]?) {
+        write(value != nil)
+        if let value { write(value) }
+    }
+
     mutating func write(_ values: [String]) {
         write(UInt64(values.count))
         for value in values { write(value) }
@@ -114,6 +119,10 @@ struct RecordReader {
 
     mutating func readBytes() -> [UInt8] {
         Array(readSlice())
+    }
+
+    mutating func readOptionalBytes() -> [UInt8]? {
+        readBool() ? readBytes() : nil
     }
 
     mutating func readString() -> String {

@@ -51,7 +51,7 @@ struct AdminStreamRoutes {
         -> HTTPResponse?
     {
         guard let count = push.count, count > 1, let data = push.data else { return nil }
-        let event = ServerSentEvent(type: push.event, data: data.text, id: push.id)
+        let event = StreamEvent(type: push.event, data: data, id: push.id)
         return .stream(headers: ["Content-Type": MediaType.json]) { writer in
             let flood = EventFlood(
                 stream: stream, event: event, count: count, retry: push.retry, patience: patience,
@@ -75,7 +75,7 @@ struct AdminStreamRoutes {
             let count = stream.advertiseRetry(retry, toConnection: push.connection)
             return StreamPush(stream: stream.name, id: nil, delivered: count)
         }
-        let event = ServerSentEvent(type: push.event, data: data.text, id: push.id)
+        let event = StreamEvent(type: push.event, data: data, id: push.id)
         if let connection = push.connection {
             guard stream.send(event, retry: push.retry, toConnection: connection) else {
                 throw ProblemDetails(

@@ -30,7 +30,7 @@ final class EventFlood: Sendable {
     }
 
     private let stream: EventStream
-    private let event: ServerSentEvent
+    private let event: StreamEvent
     private let retry: Int?
     private let patience: Duration
     private let isCancelled: @Sendable () -> Bool
@@ -45,7 +45,7 @@ final class EventFlood: Sendable {
     ///     asked for it has gone).
     ///   - completion: runs once with the last event logged (nil if none was).
     init(
-        stream: EventStream, event: ServerSentEvent, count: Int, retry: Int?, patience: Duration,
+        stream: EventStream, event: StreamEvent, count: Int, retry: Int?, patience: Duration,
         isCancelled: @escaping @Sendable () -> Bool, completion: @escaping @Sendable (LoggedEvent?) -> Void
     ) {
         self.stream = stream

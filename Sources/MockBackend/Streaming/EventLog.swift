@@ -11,6 +11,9 @@ package struct LoggedEvent: Sendable {
     let audience: String?
     /// The event as it goes on the wire (`SSEEncoder`), before any transfer coding.
     let bytes: [UInt8]
+    /// The event as a WebSocket text message (`StreamEvent`), on a stream that logs them
+    /// (`EventStreamSettings.messages`).
+    let message: [UInt8]?
 
     /// Whether a subscriber of `audience` (nil: none in particular) gets this event.
     func isVisible(to audience: String?) -> Bool {
@@ -55,21 +58,30 @@ struct EventLog {
     /// The sequence of the oldest retained event (`lastSequence + 1` when none is).
     var oldestSequence: Int { lastSequence - retained.count + 1 }
 
-    /// Logs `event`, giving it the next sequence and, unless it has one, that as its id.
-    mutating func append(_ event: ServerSentEvent, retry: Int? = nil, audience: String? = nil) -> LoggedEvent {
+    /// Logs `event`, giving it the next sequence and, unless it has one, that as its id;
+    /// with `messages`, its WebSocket message too.
+    mutating func append(_ event: StreamEvent, retry: Int? = nil, audience: String? = nil, messages: Bool = false)
+        -> LoggedEvent
+    {
         lastSequence += 1
-        var event = event
-        if event.id == nil { event.id = String(lastSequence) }
+        var frame = event.frame
+        if frame.id == nil { frame.id = String(lastSequence) }
         let logged = LoggedEvent(
-            sequence: lastSequence, wireID: event.id ?? "", audience: audience,
-            bytes: SSEEncoder.encode(event, retry: retry))
+            sequence: lastSequence, wireID: frame.id ?? "", audience: audience,
+            bytes: SSEEncoder.encode(frame, retry: retry), message: messages ? event.message() : nil)
         retained.append { record in
             record.write(logged.wireID)
             record.write(audience)
             record.write(logged.bytes)
+            record.write(logged.message)
         }
         lastWireID = logged.wireID
         return logged
+    }
+
+    /// Logs a bare frame (`StreamEvent.init(_:)`).
+    mutating func append(_ frame: ServerSentEvent, retry: Int? = nil, audience: String? = nil) -> LoggedEvent {
+        append(StreamEvent(frame), retry: retry, audience: audience)
     }
 
     /// Issues `count` sequences without retaining their events: events logged and already
@@ -113,7 +125,8 @@ struct EventLog {
             defer { sequence += 1 }
             guard eventAudience == nil || eventAudience == audience else { return true }
             let event = LoggedEvent(
-                sequence: sequence, wireID: wireID, audience: eventAudience, bytes: record.readBytes())
+                sequence: sequence, wireID: wireID, audience: eventAudience, bytes: record.readBytes(),
+                message: record.readOptionalBytes())
             events.append(event)
             bytes += event.bytes.count
             return bytes < byteLimit

@@ -16,7 +16,7 @@ extension EventStream {
         }
         for subscriber in finishing {
             subscriber.record.noteEnding(.finished)
-            subscriber.channel.finish()
+            subscriber.sink.finish(.complete)
         }
     }
 
@@ -30,13 +30,13 @@ extension EventStream {
         // the connection's loop, and an event published in between would otherwise be
         // counted in the journal as delivered to a connection that never gets it.
         let leaving = state.withLock { state in
-            let leaving = state.subscribers.values.filter { connection == nil || $0.channel.connectionID == connection }
+            let leaving = state.subscribers.values.filter { connection == nil || $0.sink.connectionID == connection }
             for subscriber in leaving { Self.unsubscribe(subscriber, from: &state) }
             return leaving
         }
         for subscriber in leaving {
             subscriber.record.noteEnding(cause)
-            subscriber.channel.disconnect(mode)
+            subscriber.sink.disconnect(mode)
         }
         return leaving.count
     }
@@ -57,7 +57,7 @@ extension EventStream {
     /// happens if it has ended already. Returns how many connections it ended (those
     /// still catching up end after their replay, which holds the event).
     @discardableResult
-    func endAudience(_ audience: String, with event: ServerSentEvent, cause: StreamEndCause) -> Int {
+    func endAudience(_ audience: String, with event: StreamEvent, cause: StreamEndCause) -> Int {
         let ending = state.withLock { state -> [Subscriber]? in
             if state.audiences[audience]?.end != nil { return nil }
             let start = state.audiences[audience]?.start ?? state.log.lastSequence
@@ -71,7 +71,7 @@ extension EventStream {
             let members = state.subscribers.values.filter { $0.audience == audience }
             var ending: [Subscriber] = []
             for subscriber in members where subscriber.replayFrom == nil {
-                subscriber.channel.write([logged])
+                subscriber.sink.write([logged])
                 subscriber.record.noteDelivered(count: 1, ids: CollectionOfOne(logged.wireID))
                 Self.unsubscribe(subscriber, from: &state)
                 ending.append(subscriber)
@@ -81,7 +81,7 @@ extension EventStream {
         guard let ending else { return 0 }
         for subscriber in ending where subscriber.replayFrom == nil {
             subscriber.record.noteEnding(cause)
-            subscriber.channel.finish()
+            subscriber.sink.finish(.complete)
         }
         return ending.count
     }
@@ -101,7 +101,7 @@ extension EventStream {
         }
         for subscriber in idle {
             subscriber.record.noteEnding(.idle)
-            subscriber.channel.finish()
+            subscriber.sink.finish(.complete)
         }
     }
 

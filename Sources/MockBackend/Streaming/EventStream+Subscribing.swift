@@ -15,75 +15,66 @@ extension EventStream {
 
     /// Subscribes a new event-stream connection: padding, greeting, `retry:`, the replay
     /// its Last-Event-ID asks for (`settings.replay`), then live events until it or the
-    /// stream ends. With `audience`, the connection belongs to that audience (a player
-    /// session). With `events`, the connect and the disconnect are published there, except
-    /// on the feed's own stream (announcing its own subscribers would feed it back into
-    /// itself).
+    /// stream ends. A WebSocket sink (an import's V1 socket) gets no prelude, and every
+    /// retained event, one message each (V1 has no resume: a reconnect gets the whole
+    /// history again); when the stream finishes, the closing handshake with 1000. With
+    /// `audience`, the connection belongs to that audience (a player session). With
+    /// `events`, the connect and the disconnect are published there, except on the feed's
+    /// own stream (announcing its own subscribers would feed it back into itself).
     func attach(
-        _ writer: ResponseBodyWriter, request: HTTPRequest, lastEventID: String?, padding: Int,
+        _ sink: any StreamSink, request: HTTPRequest, lastEventID: String?, padding: Int = 0,
         audience: String? = nil, events: AdminEventFeed? = nil
     ) {
         var prelude: [UInt8] = []
-        if padding > 0 { prelude += SSEEncoder.padding(size: padding) }
-        if let greeting = settings.greeting { prelude += SSEEncoder.comment(greeting) }
-        subscribe(
-            .eventStream(writer), request: request, lastEventID: lastEventID, prelude: prelude, audience: audience,
-            events: events)
-    }
-
-    /// Subscribes a WebSocket: every event retained so far, one message each (the V1
-    /// socket has no resume: a reconnect gets the whole history again), then live ones;
-    /// when the stream finishes, the closing handshake with 1000.
-    func attach(webSocket writer: WebSocketWriter, request: HTTPRequest, events: AdminEventFeed? = nil) {
-        subscribe(.webSocket(writer), request: request, lastEventID: nil, prelude: [], audience: nil, events: events)
-    }
-
-    private func subscribe(
-        _ channel: SubscriberChannel, request: HTTPRequest, lastEventID: String?, prelude: [UInt8],
-        audience: String?, events: AdminEventFeed?
-    ) {
+        if sink.framing == .eventStream {
+            if padding > 0 { prelude += SSEEncoder.padding(size: padding) }
+            if let greeting = settings.greeting { prelude += SSEEncoder.comment(greeting) }
+        }
         let record = journal.open(
-            stream: name, request: request, lastEventID: lastEventID, protocol: channel.protocolName)
+            stream: name, request: request, lastEventID: lastEventID, protocol: sink.framing.protocolName)
         let feed = events.flatMap { $0.stream === self ? nil : $0 }
-        let connection = channel.connectionID
+        let connection = sink.connectionID
         let now = clock.now
+        let lastEventID = sink.framing == .eventStream ? lastEventID : nil
         let replaying = state.withLock { state -> Bool in
             var prelude = prelude
-            if let retry = state.retry { prelude += SSEEncoder.retry(milliseconds: retry) }
-            if !prelude.isEmpty { channel.writeStreamBytes(prelude) }
+            if sink.framing == .eventStream, let retry = state.retry {
+                prelude += SSEEncoder.retry(milliseconds: retry)
+            }
+            if !prelude.isEmpty { sink.writeNotice(prelude) }
             if let audience, let end = state.audiences[audience]?.end {
                 // The audience ended between the request's check and now: its last event,
                 // then the end, as its other connections got them.
-                channel.write([end.event])
+                sink.write([end.event])
                 record.noteDelivered(count: 1, ids: CollectionOfOne(end.event.wireID))
                 record.noteEnding(end.cause)
-                channel.finish()
+                sink.finish(.complete)
                 return false
             }
-            let start = replayStart(for: lastEventID, audience: audience, channel: channel, in: state)
+            let start = replayStart(for: lastEventID, audience: audience, sink: sink, in: state)
             state.subscribers[connection] = Subscriber(
-                channel: channel, record: record, audience: audience, activeSince: now, replayFrom: start)
+                sink: sink, record: record, audience: audience, activeSince: now, replayFrom: start)
             return writeReplayBatch(of: connection, in: &state)
         }
         feed?.publishConnected(record.snapshot)
-        // After the subscriber is in: a connection that has closed already runs this at once.
+        // After the subscriber is in: a sink that has ended already runs this at once.
         // The end is recorded even when the stream has gone (a reset forgets it first).
-        channel.onClose { [weak self] reason, unasked in
+        sink.onEnd { [weak self] reason in
             let retry = self?.state.withLock { state -> Int? in
-                if let subscriber = state.subscribers[connection], subscriber.channel.isSame(as: channel) {
+                if let subscriber = state.subscribers[connection], subscriber.sink === sink {
                     Self.unsubscribe(subscriber, from: &state)
                 }
                 return state.retry
             }
-            record.end(reason: reason, advertisedRetry: retry, unasked: unasked)
+            record.end(reason: reason, advertisedRetry: retry)
             feed?.publishDisconnected(record.snapshot)
         }
-        if replaying { continueReplay(of: connection, channel: channel) }
+        if replaying { continueReplay(of: connection, sink: sink) }
     }
 
     /// The sequence a new connection's replay starts from (past the log's end: none),
     /// writing the `reset` event or comment its Last-Event-ID calls for.
-    private func replayStart(for lastEventID: String?, audience: String?, channel: SubscriberChannel, in state: State)
+    private func replayStart(for lastEventID: String?, audience: String?, sink: any StreamSink, in state: State)
         -> Int
     {
         let log = state.log
@@ -100,15 +91,15 @@ extension EventStream {
         case (.deltas, .none), (.deltas, .unknown):
             return nothing
         case (.history, .expired):
-            channel.writeStreamBytes(Self.resetEvent(lastEventID: lastEventID, oldest: log))
+            sink.writeNotice(Self.resetEvent(lastEventID: lastEventID, oldest: log), events: 1)
             return log.oldestSequence
         case (.deltas, .expired):
             // Issued but past retention: the reset, then what is retained of the audience's own.
             guard let number = Int(lastEventID ?? ""), number > audienceStart else { return nothing }
-            channel.writeStreamBytes(Self.resetEvent(lastEventID: lastEventID, oldest: log))
+            sink.writeNotice(Self.resetEvent(lastEventID: lastEventID, oldest: log), events: 1)
             return max(log.oldestSequence, audienceStart + 1)
         case (.history, .unknown):
-            channel.writeStreamBytes(
+            sink.writeNotice(
                 SSEEncoder.comment(
                     "Last-Event-ID \(lastEventID ?? "") was never issued by this stream; replaying from the start"))
             return log.oldestSequence
@@ -122,13 +113,13 @@ extension EventStream {
         guard var subscriber = state.subscribers[connection], var start = subscriber.replayFrom else { return false }
         if start < state.log.oldestSequence, start <= state.log.lastSequence {
             // Events it had not been sent yet left retention while it caught up.
-            subscriber.channel.writeStreamBytes(Self.resetEvent(lastEventID: nil, oldest: state.log))
+            subscriber.sink.writeNotice(Self.resetEvent(lastEventID: nil, oldest: state.log), events: 1)
             start = state.log.oldestSequence
         }
         let (batch, next) = state.log.events(
             from: start, visibleTo: subscriber.audience, byteLimit: Self.replayBatchBytes)
         if !batch.isEmpty {
-            subscriber.channel.write(batch)
+            subscriber.sink.write(batch)
             subscriber.record.noteDelivered(count: batch.count, ids: batch.lazy.map(\.wireID))
         }
         guard next > state.log.lastSequence else {
@@ -141,21 +132,18 @@ extension EventStream {
             // Its audience's last event was in the replay: the end follows it.
             state.subscribers[connection] = nil
             subscriber.record.noteEnding(end.cause)
-            subscriber.channel.finish()
+            subscriber.sink.finish(.complete)
         } else if state.finished {
             state.subscribers[connection] = nil
             subscriber.record.noteEnding(.finished)
-            subscriber.channel.finish()
+            subscriber.sink.finish(.complete)
         } else {
             state.subscribers[connection] = subscriber
-            switch subscriber.channel {
-            case .eventStream(let writer): state.broadcast.insert(writer)
-            case .webSocket(let writer): state.webSocketBroadcast.insert(writer)
-            }
+            state.broadcast.insert(subscriber.sink)
             state.ledger.open(connection, record: subscriber.record, at: state.log.lastSequence)
-            let channel = subscriber.channel
+            let sink = subscriber.sink
             subscriber.record.settlingLiveDeliveries { [weak self] in
-                self?.settleDeliveries(of: connection, channel: channel)
+                self?.settleDeliveries(of: connection, sink: sink)
             }
         }
         return false
@@ -163,35 +151,32 @@ extension EventStream {
 
     /// Writes the rest of a replay batch by batch, each once the connection has taken the
     /// one before down to `replayLowWater`.
-    private func continueReplay(of connection: UInt64, channel: SubscriberChannel) {
-        channel.whenDrained(toAtMost: Self.replayLowWater) { [weak self] in
+    private func continueReplay(of connection: UInt64, sink: any StreamSink) {
+        sink.whenDrained(toAtMost: Self.replayLowWater) { [weak self] in
             guard let self else { return }
             let more = state.withLock { state -> Bool in
-                guard state.subscribers[connection]?.channel.isSame(as: channel) == true else { return false }
+                guard state.subscribers[connection]?.sink === sink else { return false }
                 return writeReplayBatch(of: connection, in: &state)
             }
-            if more { continueReplay(of: connection, channel: channel) }
+            if more { continueReplay(of: connection, sink: sink) }
         }
     }
 
     /// Takes a subscriber out of the stream's state; it gets nothing more from it.
     static func unsubscribe(_ subscriber: Subscriber, from state: inout State) {
-        let connection = subscriber.channel.connectionID
+        let connection = subscriber.sink.connectionID
         state.subscribers[connection] = nil
         state.subscribers.shrinkIfSparse()
         if subscriber.replayFrom == nil {
-            switch subscriber.channel {
-            case .eventStream(let writer): state.broadcast.remove(writer)
-            case .webSocket(let writer): state.webSocketBroadcast.remove(writer)
-            }
+            state.broadcast.remove(subscriber.sink)
             state.ledger.close(connection, at: state.log.lastSequence)
         }
     }
 
     /// Counts what the live subscriber on `connection` got up to now into its record.
-    private func settleDeliveries(of connection: UInt64, channel: SubscriberChannel) {
+    private func settleDeliveries(of connection: UInt64, sink: any StreamSink) {
         state.withLock { state in
-            guard let subscriber = state.subscribers[connection], subscriber.channel.isSame(as: channel),
+            guard let subscriber = state.subscribers[connection], subscriber.sink === sink,
                 subscriber.replayFrom == nil
             else { return }
             state.ledger.settle(connection, at: state.log.lastSequence)

@@ -15,16 +15,17 @@ import ServerSentEvents
 ///   broadcast in the same critical section. So a backlog is never queued whole, and the
 ///   unsent-bytes bound of the connection applies to live bytes.
 /// - Each live event is encoded and framed once, whatever the number of subscribers, and
-///   goes out as one queued block per event loop (`BroadcastGroup`); what each live
-///   subscriber got is counted lazily (`DeliveryLedger`), so a publish does no work per
-///   subscriber on the publishing thread.
+///   goes out as one piece of work per executor (`SinkGroup`: one queued block per event
+///   loop); what each live subscriber was sent is noted lazily (`DeliveryLedger`), so a
+///   publish does no work per subscriber on the publishing thread. A subscriber is a sink
+///   (`StreamSink`): a response body, a WebSocket, or a test's recording sink.
 /// - A subscriber may belong to an audience (the connections of one player session). An
 ///   audience's end is logged for that audience only and ends its subscribers
 ///   (`EventStream+Ending.swift`); a connection of an audience that has ended gets that
 ///   last event and the end, however close to the end it arrives.
 package final class EventStream: Sendable {
     struct Subscriber {
-        let channel: SubscriberChannel
+        let sink: any StreamSink
         let record: StreamConnectionRecord
         /// The audience it belongs to (a player session id), if any.
         let audience: String?
@@ -45,10 +46,8 @@ package final class EventStream: Sendable {
     struct State {
         var log: EventLog
         var subscribers: [UInt64: Subscriber] = [:]
-        /// The live event-stream subscribers' writers, grouped by event loop.
-        var broadcast = BroadcastGroup()
-        /// The live WebSocket subscribers' writers, grouped by event loop.
-        var webSocketBroadcast = WebSocketBroadcastGroup()
+        /// The live subscribers' sinks, grouped by executor.
+        var broadcast = SinkGroup()
         var ledger = DeliveryLedger()
         var finished = false
         var retry: Int?
@@ -65,7 +64,7 @@ package final class EventStream: Sendable {
     let clock: SimulationClock
     /// Everything that changes, under the stream's one lock.
     let state: LockedValue<State>
-    private static let heartbeatBytes = PreparedBodyPart(SSEEncoder.comment("keep-alive"))
+    private static let heartbeat = StreamPayload(body: PreparedBodyPart(SSEEncoder.comment("keep-alive")))
 
     init(
         name: String, settings: EventStreamSettings, defaultRetention: Int, journal: StreamJournal,
@@ -83,30 +82,53 @@ package final class EventStream: Sendable {
     /// the log). With `retry`, the `retry:` field goes with it and becomes the stream's
     /// advertised reconnection time.
     @discardableResult
-    package func publish(_ event: ServerSentEvent, retry: Int? = nil) -> LoggedEvent {
+    package func publish(_ event: StreamEvent, retry: Int? = nil) -> LoggedEvent {
         let now = clock.now
         return state.withLock { state in
-            let logged = state.log.append(event, retry: retry)
+            let logged = state.log.append(event, retry: retry, messages: settings.messages)
             if let retry { state.retry = retry }
-            state.broadcast.write(PreparedBodyPart(logged.bytes))
-            if state.webSocketBroadcast.count > 0 {
-                state.webSocketBroadcast.send(
-                    PreparedWebSocketMessage(text: SubscriberChannel.webSocketText(of: event)))
-            }
+            state.broadcast.send(Self.payload(of: [logged], bytes: logged.bytes, for: state.broadcast))
             state.ledger.logged(logged)
             state.lastEventAt = now
             return logged
         }
     }
 
+    /// Publishes a wire event: logs it and sends it to every subscriber. The way the
+    /// backends put their events on a stream, so each frame is the shared type the client
+    /// decodes (`MockBackendAPI`).
+    @discardableResult
+    package func publish(_ event: some WireEvent, retry: Int? = nil) -> LoggedEvent {
+        publish(StreamEvent(event), retry: retry)
+    }
+
+    /// Publishes a bare frame (`StreamEvent.init(_:)`).
+    @discardableResult
+    package func publish(_ frame: ServerSentEvent, retry: Int? = nil) -> LoggedEvent {
+        publish(StreamEvent(frame), retry: retry)
+    }
+
+    /// Logged events as one payload, in the forms `group` takes (`bytes`: their frames
+    /// joined, already at hand).
+    static func payload(of events: [LoggedEvent], bytes: [UInt8], for group: SinkGroup) -> StreamPayload {
+        StreamPayload(
+            body: group.takes(.eventStream) ? PreparedBodyPart(bytes) : nil,
+            messages: group.takes(.webSocket) ? messages(of: events) : nil, events: events.count)
+    }
+
+    /// The WebSocket messages of logged events (those logged with one).
+    static func messages(of events: [LoggedEvent]) -> PreparedWebSocketMessages {
+        PreparedWebSocketMessages(events.compactMap { $0.message.map(PreparedWebSocketMessage.init(utf8Text:)) })
+    }
+
     /// Logs copies of `event`, each with its own id (the first with `retry`), until `count`
     /// are logged or their bytes reach `byteLimit`, and sends them to every live subscriber
     /// as one write (on a WebSocket, a message each, framed once). Then runs `next` on
     /// `queue` once every subscriber not in `excluded` has taken them down to `threshold`
-    /// unsent bytes (see `BroadcastGroup.whenDrained`). Returns how many were logged and the
+    /// unsent bytes (see `SinkGroup.whenDrained`). Returns how many were logged and the
     /// last one.
     func publishBatch(
-        of event: ServerSentEvent, count: Int, retry: Int?, byteLimit: Int,
+        of event: StreamEvent, count: Int, retry: Int?, byteLimit: Int,
         thenWhenDrainedTo threshold: Int, excluding excluded: Set<UInt64>, patience: Duration,
         on queue: DispatchQueue, next: @escaping @Sendable (_ laggards: Set<UInt64>) -> Void
     ) -> (count: Int, last: LoggedEvent?) {
@@ -117,7 +139,7 @@ package final class EventStream: Sendable {
             var last: LoggedEvent?
             var logged = 0
             while logged < count, bytes.count < byteLimit {
-                let entry = state.log.append(event, retry: logged == 0 ? retry : nil)
+                let entry = state.log.append(event, retry: logged == 0 ? retry : nil, messages: settings.messages)
                 if logged == 0, let retry { state.retry = retry }
                 bytes += entry.bytes
                 state.ledger.logged(entry)
@@ -125,44 +147,45 @@ package final class EventStream: Sendable {
                 logged += 1
             }
             state.lastEventAt = now
-            state.broadcast.write(PreparedBodyPart(bytes))
-            let webSockets = state.webSocketBroadcast
-            guard webSockets.count > 0, logged > 0 else {
-                state.broadcast.whenDrained(
-                    toAtMost: threshold, excluding: excluded, patience: patience, on: queue, next)
-                return (logged, last)
+            let group = state.broadcast
+            if logged > 0 {
+                // Every copy is the same message (a WebSocket message carries no id): framed once.
+                let message = last?.message.map(PreparedWebSocketMessage.init(utf8Text:))
+                group.send(
+                    StreamPayload(
+                        body: group.takes(.eventStream) ? PreparedBodyPart(bytes) : nil,
+                        messages: group.takes(.webSocket)
+                            ? PreparedWebSocketMessages(Array(repeating: message, count: logged).compactMap { $0 })
+                            : nil,
+                        events: logged))
             }
-            // Every copy is the same message (a WebSocket message carries no id): framed once.
-            let message = PreparedWebSocketMessage(text: SubscriberChannel.webSocketText(of: event))
-            webSockets.send(PreparedWebSocketMessages(Array(repeating: message, count: logged)))
-            // The event streams first, then the WebSockets as they stand now.
-            state.broadcast.whenDrained(toAtMost: threshold, excluding: excluded, patience: patience, on: queue) {
-                laggards in
-                webSockets.whenDrained(toAtMost: threshold, excluding: excluded, patience: patience, on: queue) {
-                    next(laggards.union($0))
-                }
-            }
+            group.whenDrained(toAtMost: threshold, excluding: excluded, patience: patience, on: queue, next)
             return (logged, last)
         }
     }
 
     /// The smallest unsent-bytes bound among the subscribers' connections; nil without any.
     var subscribersUnsentLimit: Int? {
-        state.withLock { state in
-            [state.broadcast.unsentLimit, state.webSocketBroadcast.unsentLimit].compactMap { $0 }.min()
-        }
+        state.withLock { $0.broadcast.unsentLimit }
     }
 
     /// Sends `event` to one connection only, outside the log (it is not replayed).
     /// False when no subscriber is on that connection.
-    package func send(_ event: ServerSentEvent, retry: Int? = nil, toConnection connection: UInt64) -> Bool {
+    package func send(_ event: StreamEvent, retry: Int? = nil, toConnection connection: UInt64) -> Bool {
         let now = clock.now
         return state.withLock { state in
             guard var subscriber = state.subscribers[connection] else { return false }
-            subscriber.channel.write(event, retry: retry)
+            let sink = subscriber.sink
+            sink.write(
+                StreamPayload(
+                    body: sink.framing == .eventStream
+                        ? PreparedBodyPart(unframed: SSEEncoder.encode(event.frame, retry: retry)) : nil,
+                    messages: sink.framing == .webSocket
+                        ? PreparedWebSocketMessages([PreparedWebSocketMessage(utf8Text: event.message())]) : nil,
+                    events: event.frame.id == nil ? 0 : 1))
             subscriber.activeSince = now
             state.subscribers[connection] = subscriber
-            if let id = event.id {
+            if let id = event.frame.id {
                 if subscriber.replayFrom == nil {
                     state.ledger.sentAlone(id: id, to: connection, at: state.log.lastSequence)
                 } else {
@@ -173,6 +196,11 @@ package final class EventStream: Sendable {
         }
     }
 
+    /// Sends a bare frame to one connection only (`send(_:retry:toConnection:)`).
+    package func send(_ frame: ServerSentEvent, retry: Int? = nil, toConnection connection: UInt64) -> Bool {
+        send(StreamEvent(frame), retry: retry, toConnection: connection)
+    }
+
     /// Sends a bare `retry:` to every subscriber (or one connection) and makes it the
     /// advertised reconnection time.
     @discardableResult
@@ -181,14 +209,14 @@ package final class EventStream: Sendable {
             let bytes = SSEEncoder.retry(milliseconds: milliseconds)
             guard let connection else {
                 state.retry = milliseconds
-                state.broadcast.write(PreparedBodyPart(bytes))
+                state.broadcast.send(StreamPayload(body: PreparedBodyPart(bytes)))
                 for subscriber in state.subscribers.values where subscriber.replayFrom != nil {
-                    subscriber.channel.writeStreamBytes(bytes)
+                    subscriber.sink.writeNotice(bytes)
                 }
                 return state.subscribers.count
             }
             guard let subscriber = state.subscribers[connection] else { return 0 }
-            subscriber.channel.writeStreamBytes(bytes)
+            subscriber.sink.writeNotice(bytes)
             return 1
         }
     }
@@ -219,7 +247,7 @@ package final class EventStream: Sendable {
     /// Sends the heartbeat comment to every live subscriber.
     func sendHeartbeat() {
         guard settings.heartbeat else { return }
-        state.withLock { state in state.broadcast.write(Self.heartbeatBytes) }
+        state.withLock { state in state.broadcast.send(Self.heartbeat) }
     }
 
     package var snapshot: EventStreamSnapshot {
@@ -232,7 +260,7 @@ package final class EventStream: Sendable {
                 subscribers: state.subscribers.values.map { subscriber in
                     let record = subscriber.record.notedSnapshot
                     return .init(
-                        connection: subscriber.channel.connectionID, protocol: subscriber.channel.protocolName,
+                        connection: subscriber.sink.connectionID, protocol: subscriber.sink.framing.protocolName,
                         record: record.id, connectedAt: record.connectedAt,
                         lastEventId: record.lastEventId, deliveredCount: record.deliveredCount,
                         catchingUp: subscriber.replayFrom != nil)

@@ -28,10 +28,14 @@ package struct EventStreamSettings: Sendable {
     /// Simulated time without an event after which the server ends a connection, as the
     /// real user-info stream does; nil never.
     package var idleTimeout: Duration?
+    /// Whether the stream also has WebSocket subscribers (an import's V1 progress socket):
+    /// each event's message is then encoded once as it is logged, and kept beside its
+    /// frame for replay (`StreamEvent`).
+    package var messages = false
 
     package init(
         heartbeat: Bool = true, retry: Int? = nil, greeting: String? = nil, retention: Int? = nil,
-        replay: ReplayPolicy = .history, idleTimeout: Duration? = nil
+        replay: ReplayPolicy = .history, idleTimeout: Duration? = nil, messages: Bool = false
     ) {
         self.heartbeat = heartbeat
         self.retry = retry
@@ -39,5 +43,6 @@ package struct EventStreamSettings: Sendable {
         self.retention = retention
         self.replay = replay
         self.idleTimeout = idleTimeout
+        self.messages = messages
     }
 }

@@ -23,6 +23,28 @@ extension ImportStreamEvent {
     }
 }
 
+/// One V1 progress message as the server writes it: the V2 event's own fields, with the
+/// event's name as `type` beside them, encoded from the typed event in one pass (the fields
+/// sorted, as every body the server writes).
+public struct V1ProgressMessage<Event: WireEvent>: Encodable, Sendable {
+    public var event: Event
+
+    public init(_ event: Event) {
+        self.event = event
+    }
+
+    private enum TypeKey: String, CodingKey {
+        case type
+    }
+
+    public func encode(to encoder: any Encoder) throws {
+        // Both containers write into the same JSON object.
+        try event.encode(to: encoder)
+        var container = encoder.container(keyedBy: TypeKey.self)
+        try container.encode(Event.eventType ?? "message", forKey: .type)
+    }
+}
+
 /// What every V1 progress message has: the name of the V2 event it carries.
 private struct V1MessageEnvelope: Decodable {
     var type: String

@@ -133,10 +133,10 @@ extension HTTPConnection {
         enqueueStreamBytes(current?.chunked == true ? HTTPResponseEncoder.chunk(encoded) : encoded)
     }
 
-    /// A write of bytes framed in advance (a broadcast).
-    func streamWrite(_ prepared: PreparedBodyPart, from writer: ResponseBodyWriter) {
+    /// A write of bytes framed in advance (a broadcast), carrying `events` events.
+    func streamWrite(_ prepared: PreparedBodyPart, events: Int, from writer: ResponseBodyWriter) {
         if let plain = plainStream, plain.writer == ObjectIdentifier(writer) {
-            enqueueStreamBytes(plain.chunked ? prepared.chunk : prepared.raw)
+            enqueueStreamBytes(plain.chunked ? prepared.chunk ?? HTTPResponseEncoder.chunk(prepared.raw) : prepared.raw)
             return
         }
         guard isProducing(writer) else { return }
@@ -148,7 +148,8 @@ extension HTTPConnection {
             enqueueStreamBytes(current?.chunked == true ? HTTPResponseEncoder.chunk(encoded) : encoded)
             return
         }
-        enqueueStreamBytes(current?.chunked == true ? prepared.chunk : prepared.raw)
+        let chunked = current?.chunked == true
+        enqueueStreamBytes(chunked ? prepared.chunk ?? HTTPResponseEncoder.chunk(prepared.raw) : prepared.raw)
     }
 
     /// The producer dropped the connection on purpose.

@@ -17,7 +17,7 @@ struct ConnectionContext: Sendable {
 ///
 /// Invariant: every mutable property is touched only on `queue`, the serial event loop the
 /// connection belongs to (shared with other connections). Dispatch sources deliver their
-/// events on it, `ResponseBodyWriter` and `BroadcastGroup` hop onto it, and the server
+/// events on it, `ResponseBodyWriter` and `SinkGroup` hop onto it, and the server
 /// reaches in only through `queue.async`. That confinement is what makes the
 /// `@unchecked Sendable` sound. Because the loop is serial, one block on it may touch every
 /// connection of that loop in turn: a broadcast writes to all of them in a single block.

@@ -31,40 +31,46 @@ public enum StreamEndReason: Sendable, Equatable, CustomStringConvertible {
     }
 }
 
-/// Writes the body of a streamed response. Safe to use from any thread.
+/// Writes the body of a streamed response: the HTTP/1.1 sink of a stream. Safe to use from
+/// any thread.
 ///
 /// Writes are queued in call order on the connection's event loop. Once the stream has ended
 /// (finished, client gone, slow reader, server stopping) every write is a no-op and
 /// `onClose` handlers have run, each exactly once.
-public final class ResponseBodyWriter: @unchecked Sendable {
+///
+/// Invariant: `connection` is read and cleared only on the connection's loop (`queue`),
+/// where every write runs; it is cleared when the stream ends, so a writer kept by its
+/// producer does not keep a closed connection alive. Everything else is constant or under
+/// `state`'s lock. That is what makes the `@unchecked Sendable` sound.
+public final class ResponseBodyWriter: StreamSink, @unchecked Sendable {
     private struct State {
         var endReason: StreamEndReason?
         var handlers: [@Sendable (StreamEndReason) -> Void] = []
     }
 
-    /// Set once in `init` and never written again, so reading it from any thread is safe.
-    private(set) weak var connection: HTTPConnection?
+    /// Strong while the stream lives (see above): a write skips a weak load per connection.
+    private var connection: HTTPConnection?
+    private let queue: DispatchQueue
     private let state = LockedValue(State())
 
     /// The connection the body goes out on (`HTTPRequest.connectionID`).
     public let connectionID: UInt64
+    public let maxUnsentBytes: Int
+    public let deliveries = DeliveryTally()
+    public var framing: StreamFraming { .eventStream }
+    public var executor: any StreamExecutor { queue }
 
     init(connection: HTTPConnection) {
         self.connection = connection
+        queue = connection.queue
         connectionID = connection.id
+        maxUnsentBytes = connection.context.configuration.maxUnsentStreamBytes
     }
 
     /// Queues `bytes` as the next part of the body.
     public func write(_ bytes: [UInt8]) {
-        guard !bytes.isEmpty, !isClosed, let connection else { return }
-        connection.queue.async { connection.streamWrite(bytes, from: self) }
-    }
-
-    /// Queues bytes prepared once for many writers (a broadcast): the chunk framing is
-    /// done once too, not once per connection.
-    public func write(_ prepared: PreparedBodyPart) {
-        guard !isClosed, let connection else { return }
-        connection.queue.async { connection.streamWrite(prepared, from: self) }
+        guard !bytes.isEmpty, !isClosed else { return }
+        queue.async { self.connection?.streamWrite(bytes, from: self) }
     }
 
     /// Queues UTF-8 text as the next part of the body.
@@ -72,31 +78,34 @@ public final class ResponseBodyWriter: @unchecked Sendable {
         write(Array(text.utf8))
     }
 
+    public func writeOnExecutor(_ payload: StreamPayload) {
+        guard let body = payload.body, let connection else { return }
+        connection.streamWrite(body, events: payload.events, from: self)
+    }
+
     /// Ends the body cleanly after everything written so far.
     public func finish() {
-        guard !isClosed, let connection else { return }
-        connection.queue.async { connection.finishStream(from: self) }
+        guard !isClosed else { return }
+        queue.async { self.connection?.finishStream(from: self) }
+    }
+
+    /// Ends the body cleanly: an event stream ends the same way however it is over.
+    public func finish(_ ending: StreamFinish) {
+        finish()
     }
 
     /// Drops the connection now, without the end of the body: the client sees the stream
     /// break (FIN, or RST with `reset`), as when a proxy or the network cuts it.
     public func abort(reset: Bool = false) {
-        guard !isClosed, let connection else { return }
-        connection.queue.async { connection.abortStream(from: self, reset: reset) }
+        guard !isClosed else { return }
+        queue.async { self.connection?.abortStream(from: self, reset: reset) }
     }
 
-    /// Runs `body` on the connection's event loop once the bytes written so far that the
-    /// socket has not taken are at most `threshold`, or once the stream has ended: how a
-    /// producer writes a long backlog at its reader's pace instead of queuing it whole.
-    /// Never runs `body` on the caller's thread, so the caller may hold a lock `body` takes.
-    public func whenDrained(toAtMost threshold: Int, _ body: @escaping @Sendable () -> Void) {
-        guard let connection else {
-            DispatchQueue.global().async(execute: body)
-            return
-        }
-        connection.queue.async {
-            connection.whenDrained(toAtMost: threshold, progress: {}, body)
-        }
+    public func whenDrainedOnExecutor(
+        toAtMost threshold: Int, progress: @escaping @Sendable () -> Void, _ body: @escaping @Sendable () -> Void
+    ) {
+        guard let connection else { return body() }
+        connection.whenDrained(toAtMost: threshold, progress: progress, body)
     }
 
     /// Runs `handler` once when the stream ends, or at once if it already has.
@@ -109,14 +118,19 @@ public final class ResponseBodyWriter: @unchecked Sendable {
         if let endedAlready { handler(endedAlready) }
     }
 
+    public func onEnd(_ handler: @escaping @Sendable (StreamEndReason) -> Void) {
+        onClose(handler)
+    }
+
     /// Whether the stream has ended.
     public var isClosed: Bool { state.withLock { $0.endReason != nil } }
 
     /// Why the stream ended, once it has.
     public var endReason: StreamEndReason? { state.withLock { $0.endReason } }
 
-    /// Records the end and runs the handlers; later calls do nothing.
+    /// Records the end and runs the handlers; later calls do nothing. On the loop.
     func markEnded(_ reason: StreamEndReason) {
+        connection = nil
         let handlers: [@Sendable (StreamEndReason) -> Void] = state.withLock { state in
             guard state.endReason == nil else { return [] }
             state.endReason = reason
@@ -124,19 +138,5 @@ public final class ResponseBodyWriter: @unchecked Sendable {
             return state.handlers
         }
         for handler in handlers { handler(reason) }
-    }
-}
-
-/// Body bytes framed once for every kind of connection, so a broadcast to many streams
-/// copies no bytes per subscriber.
-public struct PreparedBodyPart: Sendable {
-    /// The bytes as sent on a close-delimited (HTTP/1.0) stream.
-    public let raw: [UInt8]
-    /// The same bytes as one chunk of a chunked (HTTP/1.1) stream.
-    public let chunk: [UInt8]
-
-    public init(_ bytes: [UInt8]) {
-        raw = bytes
-        chunk = HTTPResponseEncoder.chunk(bytes)
     }
 }

@@ -11,10 +11,11 @@ public struct HTTPResponse: Sendable {
     public enum Body: Sendable {
         /// A body known in full; sent with `Content-Length` in the same write as the head.
         case bytes([UInt8])
-        /// A body produced over time through a `ResponseBodyWriter`; sent chunked on
-        /// HTTP/1.1 and delimited by close on HTTP/1.0. The closure runs once the head has
-        /// been queued, on the connection's queue; it must not block.
-        case stream(@Sendable (ResponseBodyWriter) -> Void)
+        /// A body produced over time through a sink (`ResponseBodyWriter` on a connection,
+        /// a recording sink in a test); sent chunked on HTTP/1.1 and delimited by close on
+        /// HTTP/1.0. The closure runs once the head has been queued, on the sink's executor;
+        /// it must not block.
+        case stream(@Sendable (any StreamSink) -> Void)
         /// No body: the connection switches to WebSocket (RFC 6455 §4.2.2). The status is
         /// sent as 101 whatever `status` says. Made by `HTTPResponse.webSocket(upgrading:)`,
         /// which checks the handshake first.
@@ -62,7 +63,7 @@ public struct HTTPResponse: Sendable {
 
     /// A streamed response.
     public static func stream(
-        status: Int = 200, headers: HTTPHeaders, _ produce: @escaping @Sendable (ResponseBodyWriter) -> Void
+        status: Int = 200, headers: HTTPHeaders, _ produce: @escaping @Sendable (any StreamSink) -> Void
     ) -> HTTPResponse {
         HTTPResponse(status: status, headers: headers, body: .stream(produce))
     }

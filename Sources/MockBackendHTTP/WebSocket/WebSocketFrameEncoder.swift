@@ -64,6 +64,12 @@ public struct PreparedWebSocketMessage: Sendable, Equatable {
         frame = WebSocketFrameEncoder.text(text)
     }
 
+    /// A text message (opcode 1) whose UTF-8 bytes are at hand (encoded JSON): they must be
+    /// valid UTF-8, as RFC 6455 §5.6 asks of a text message.
+    public init(utf8Text bytes: [UInt8]) {
+        frame = WebSocketFrameEncoder.frame(.text, payload: bytes)
+    }
+
     /// A binary message (opcode 2).
     public init(binary: [UInt8]) {
         frame = WebSocketFrameEncoder.binary(binary)

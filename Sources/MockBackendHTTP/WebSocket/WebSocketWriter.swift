@@ -18,6 +18,10 @@ import Darwin
 /// made from inside `onText` or `onBinary` takes effect at once, before the server reads
 /// the client's next frame: an echo goes out before the answer to anything sent after the
 /// message (a pong, a close).
+///
+/// Invariant: `connection` is read and cleared only on the connection's loop (`queue`); it
+/// is cleared when the connection ends, so a writer kept by its owner does not keep a
+/// closed connection alive. Everything else is constant or under `state`'s lock.
 public final class WebSocketWriter: @unchecked Sendable {
     private struct State {
         var closeEvent: WebSocketCloseEvent?
@@ -28,16 +32,24 @@ public final class WebSocketWriter: @unchecked Sendable {
         var deliveringThread: pthread_t?
     }
 
-    /// Set once in `init` and never written again, so reading it from any thread is safe.
-    private(set) weak var connection: HTTPConnection?
+    /// Strong while the connection lives (see above).
+    private var connection: HTTPConnection?
+    let queue: DispatchQueue
     private let state = LockedValue(State())
 
     /// The connection the WebSocket runs on (`HTTPRequest.connectionID` of its handshake).
     public let connectionID: UInt64
+    /// The most bytes the connection holds unsent before it drops a reader that fell behind.
+    public let maxUnsentBytes: Int
+    /// The data messages that have left for the client, counted as their last byte is
+    /// written to the socket.
+    public let deliveries = DeliveryTally()
 
     init(connection: HTTPConnection) {
         self.connection = connection
+        queue = connection.queue
         connectionID = connection.id
+        maxUnsentBytes = connection.context.configuration.maxUnsentStreamBytes
     }
 
     /// Sends a text message, in one frame.
@@ -63,17 +75,21 @@ public final class WebSocketWriter: @unchecked Sendable {
     /// (already on the loop, inside `deliver`), else in a block queued there. Nothing once
     /// the connection has ended.
     private func onLoop(_ body: @escaping @Sendable (HTTPConnection) -> Void) {
-        guard let connection else { return }
         let inline: Bool? = state.withLock { state in
             guard state.closeEvent == nil else { return nil }
             guard let thread = state.deliveringThread else { return false }
             return pthread_equal(thread, pthread_self()) != 0
         }
         switch inline {
-        case true?: body(connection)
-        case false?: connection.queue.async { body(connection) }
+        case true?: if let connection { body(connection) }
+        case false?: queue.async { if let connection = self.connection { body(connection) } }
         case nil: break
         }
+    }
+
+    /// Sends `messages`; on the connection's loop (`StreamSink.writeOnExecutor`).
+    func sendOnLoop(_ messages: PreparedWebSocketMessages) {
+        connection?.webSocketSend(messages, from: self)
     }
 
     /// Starts the closing handshake (RFC 6455 §7.1.2): sends a close frame with `code` and
@@ -118,13 +134,15 @@ public final class WebSocketWriter: @unchecked Sendable {
     /// sender of a long history goes at its reader's pace. Never runs `body` on the caller's
     /// thread, so the caller may hold a lock `body` takes.
     public func whenDrained(toAtMost threshold: Int, _ body: @escaping @Sendable () -> Void) {
-        guard let connection else {
-            DispatchQueue.global().async(execute: body)
-            return
-        }
-        connection.queue.async {
-            connection.whenDrained(toAtMost: threshold, progress: {}, body)
-        }
+        queue.async { self.whenDrainedOnLoop(toAtMost: threshold, progress: {}, body) }
+    }
+
+    /// As `whenDrained`, on the connection's loop; `progress` runs when the socket took some.
+    func whenDrainedOnLoop(
+        toAtMost threshold: Int, progress: @escaping @Sendable () -> Void, _ body: @escaping @Sendable () -> Void
+    ) {
+        guard let connection else { return body() }
+        connection.whenDrained(toAtMost: threshold, progress: progress, body)
     }
 
     /// Whether the connection has ended (`onClose` handlers have run).
@@ -150,6 +168,7 @@ public final class WebSocketWriter: @unchecked Sendable {
     /// Records the end and runs the close handlers; later calls do nothing. The message
     /// handlers are dropped, so closures they capture are released.
     func markClosed(_ event: WebSocketCloseEvent) {
+        connection = nil
         let handlers: [@Sendable (WebSocketCloseEvent) -> Void] = state.withLock { state in
             guard state.closeEvent == nil else { return [] }
             state.closeEvent = event

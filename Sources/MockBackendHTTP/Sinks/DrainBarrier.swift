@@ -3,7 +3,7 @@ import MockBackendSupport
 
 /// Counts the members of a `whenDrained` call down; runs its body once, when the last one
 /// still waited for has arrived. Every `patience` it gives up on those that made no progress.
-/// Shared with `WebSocketBroadcastGroup`.
+/// `SinkGroup.whenDrained` makes one per call.
 final class DrainBarrier: Sendable {
     private struct State {
         var waiting: Set<UInt64>

@@ -1,0 +1,35 @@
+import MockBackendHTTP
+
+extension StreamSink {
+    /// Bytes an event stream sends as they are (a comment, a `retry:`, a `reset` notice,
+    /// which is one event); a WebSocket has nothing to say of them.
+    func writeNotice(_ bytes: [UInt8], events: Int = 0) {
+        guard framing == .eventStream else { return }
+        write(StreamPayload(body: PreparedBodyPart(unframed: bytes), events: events))
+    }
+
+    /// Logged events in one write: their frames joined on an event stream, a message each
+    /// on a WebSocket.
+    func write(_ events: [LoggedEvent]) {
+        guard !events.isEmpty else { return }
+        switch framing {
+        case .eventStream:
+            var bytes: [UInt8] = []
+            bytes.reserveCapacity(events.reduce(0) { $0 + $1.bytes.count })
+            for event in events { bytes += event.bytes }
+            write(StreamPayload(body: PreparedBodyPart(unframed: bytes), events: events.count))
+        case .webSocket:
+            write(StreamPayload(messages: EventStream.messages(of: events), events: events.count))
+        }
+    }
+
+    /// An admin disconnect: a broken connection (FIN, or RST), or a graceful end — the end
+    /// of the body, or the closing handshake with 1001 (going away).
+    func disconnect(_ mode: DisconnectMode) {
+        switch mode {
+        case .graceful: finish(.goingAway)
+        case .broken: abort(reset: false)
+        case .reset: abort(reset: true)
+        }
+    }
+}
