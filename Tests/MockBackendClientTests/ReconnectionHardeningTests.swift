@@ -61,6 +61,32 @@ struct ReconnectionResetTests {
         #expect(action == .startPolling)
     }
 
+    /// Each connection lasts a second and delivers events: not long enough to count.
+    @Test(arguments: [true, false])
+    func aServerThatSendsEventsAndClosesSoonMeetsAGrowingBackoffThenGivesUp(polling: Bool) {
+        let clock = TestClock()
+        var machine = machine(clock: clock, polling: polling)
+        var action = machine.handle(.start)
+        var connections = 0
+        var waits: [Duration] = []
+        while action == .connect, connections < 10 {
+            connections += 1
+            _ = machine.handle(.response(status: 200, contentType: sse))
+            _ = machine.handle(.eventReceived)
+            clock.advance(by: .seconds(1))
+            _ = machine.handle(.eventReceived)
+            action = machine.handle(.streamEnded)
+            guard case .wait(let delay) = action else { break }
+            waits.append(delay)
+            clock.advance(by: delay)
+            action = machine.handle(.delayElapsed)
+        }
+        #expect(connections == 4)
+        #expect(waits == [.milliseconds(100), .milliseconds(200), .milliseconds(400)])
+        #expect(action == (polling ? .startPolling : .stop(.retriesExhausted)))
+        #expect(machine.state == (polling ? .polling : .closed(.retriesExhausted)))
+    }
+
     @Test func aConnectionThatStaysUpPastTheThresholdResetsTheAttempts() {
         let clock = TestClock()
         var machine = machine(clock: clock)

@@ -110,10 +110,8 @@ public final class JobTracker<Kind: JobKind>: Sendable {
             Shared(
                 machine: JobTrackingStateMachine(statusCheckAfterPause: configuration.statusCheckAfterPause),
                 lastEventID: configuration.lastEventID))
-        // The task iterating `updates` was cancelled: so is tracking (a finish is our own).
-        sink.onTermination = { [weak self] termination in
-            if case .cancelled = termination { self?.cancel() }
-        }
+        // The task iterating `updates` was cancelled, or it dropped them: so is tracking.
+        sink.stopsOnConsumerDeparture(self) { $0.cancel() }
     }
 
     /// What the tracker is doing now.

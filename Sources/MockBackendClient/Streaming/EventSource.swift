@@ -38,7 +38,9 @@ public final class EventSource: Sendable {
     /// The events, in order, across reconnections. One consumer: cancelling its task stops
     /// the source.
     public let events: AsyncThrowingStream<ServerSentEvent, any Error>
-    private let driver: EventSourceDriver
+    /// Stops the driver when the consumer of `events` leaves or the source is released.
+    private let lifetime: StreamLifetime<EventSourceDriver>
+    private var driver: EventSourceDriver { lifetime.work }
 
     /// A source that sends `GET url` with `configuration.headers`.
     ///
@@ -90,15 +92,7 @@ public final class EventSource: Sendable {
         let driver = EventSourceDriver(
             label: label, configuration: configuration, clock: clock, random: random,
             requestProvider: requestProvider, eventSink: eventSink)
-        self.driver = driver
-        eventSink.onTermination = { [weak driver] termination in
-            // The consumer's task was cancelled, or it dropped the stream: nobody reads on.
-            if case .cancelled = termination { driver?.stop(.stopped) }
-        }
-    }
-
-    deinit {
-        driver.stop(.stopped)
+        lifetime = StreamLifetime(of: driver, feeding: eventSink) { $0.stop(.stopped) }
     }
 
     /// Every state change from now on, starting with the state now once the source has

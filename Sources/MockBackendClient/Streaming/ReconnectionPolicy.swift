@@ -23,16 +23,19 @@ public struct ReconnectionPolicy: Sendable, Equatable {
     public var multiplier: Double
     /// Longest computed delay. Default 30 s.
     public var maxDelay: Duration
-    /// Reconnection attempts in a row without a successful connection before giving up (or
-    /// handing over to polling); `unlimitedAttempts` never gives up. Default 6.
+    /// Reconnection attempts in a row, after the first connection, before giving up (or
+    /// handing over to polling): a connection that ends before `backoffResetThreshold`
+    /// counts as failed, so at most `1 + maxAttempts` short connections are made.
+    /// `unlimitedAttempts` never gives up. Default 6.
     public var maxAttempts: Int
     /// Random stretch, from 0 (none) to 1 (up to double). Default 0.25.
     public var jitter: Double
     /// Longest server `retry:` honoured; a longer one counts as this. Default 1 hour.
     public var maxServerRetry: Duration
-    /// How long a connection must stay open for the attempt count to start again from 1,
-    /// as in LaunchDarkly's `backoffResetThreshold`. A connection that delivers an event
-    /// resets it too. Without this, a server that accepts and closes at once would be
+    /// How long a connection must stay open, from its response head to its end, for the
+    /// attempt count (and so the delay) to start again from the first, as in LaunchDarkly's
+    /// `backoffResetThreshold`. A connection that ends sooner counts as a failed attempt,
+    /// whatever it delivered: otherwise a server that sends an event and closes would be
     /// retried at the initial delay forever. Default 60 s.
     public var backoffResetThreshold: Duration
 

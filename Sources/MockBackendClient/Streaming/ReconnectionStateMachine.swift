@@ -4,10 +4,13 @@ import Foundation
 /// own: it takes what happened and returns what to do. The clock and the random source are
 /// injected, so tests get exact delays and decide how long a connection stayed open.
 ///
-/// The attempt count starts again only once a connection has proved itself: it delivered
-/// an event, or stayed open for the policy's `backoffResetThreshold`. A server that
-/// accepts and closes at once therefore meets a growing backoff and, in the end, the
-/// polling fallback — not a reconnection loop at the initial delay.
+/// The attempt count, and with it the delay, starts again only once a connection has
+/// proved itself by staying open for the policy's `backoffResetThreshold`, measured on the
+/// injected clock from the response head to the connection's end. Events do not count: a
+/// connection that ends sooner is a failed attempt even if it delivered some. A server (or
+/// a proxy) that accepts, sends an event and closes therefore meets a growing backoff and,
+/// after `maxAttempts` reconnections, the polling fallback or a stop — not a reconnection
+/// loop at the initial delay.
 public struct ReconnectionStateMachine: Sendable {
     /// What happened to the connection.
     public enum Input: Sendable, Equatable {
@@ -17,7 +20,8 @@ public struct ReconnectionStateMachine: Sendable {
         case response(status: Int, contentType: String?)
         /// The server sent `retry:` with this many milliseconds.
         case retryAdvertised(milliseconds: Int)
-        /// The open stream delivered an event: the connection works.
+        /// The open stream delivered an event. It resets nothing: a connection proves itself
+        /// only by staying open for `backoffResetThreshold`.
         case eventReceived
         /// The connection failed before or after opening (network error, reset, timeout).
         case connectionFailed
@@ -59,8 +63,8 @@ public struct ReconnectionStateMachine: Sendable {
     private let elapsed: @Sendable () -> Duration
     /// When the current connection opened, as `elapsed()`; nil while none is open.
     var openedAt: Duration?
-    /// Reconnection attempts since the last connection that delivered an event or stayed
-    /// open for `backoffResetThreshold`.
+    /// Reconnection attempts since the start, or since the last connection that stayed open
+    /// for `backoffResetThreshold` (or the app's `resume`/`reconnectNow`).
     public internal(set) var attempt = 0
     /// The server's last `retry:`, held to the policy's `maxServerRetry`.
     public private(set) var serverRetry: Duration?
@@ -105,9 +109,9 @@ public struct ReconnectionStateMachine: Sendable {
             serverRetry = policy.serverRetry(milliseconds: milliseconds)
             return .none
         case .eventReceived:
-            if state == .open { attempt = 0 }
             return .none
         case .connectionFailed, .streamEnded:
+            // The only reset: what a connection delivered proves nothing until it has lasted.
             if let openedAt, elapsed() - openedAt >= policy.backoffResetThreshold { attempt = 0 }
             return scheduleReconnect()
         case .delayElapsed:

@@ -5,7 +5,7 @@ import ServerSentEvents
 /// The read loop: one event source per session (a re-login starts the next), which
 /// reconnects, suspends and resumes on its own; each is drained before the next starts,
 /// so the last event id the next one sends is exact.
-extension UserInfoStream {
+extension UserInfoStreamDriver {
     func run() async {
         var postings = PostingDeduplicator()
         // A re-login is allowed once, and again only after a message has arrived since.
@@ -90,7 +90,7 @@ extension UserInfoStream {
     }
 
     private func relogin(through authenticator: PlayerAuthenticator) async throws {
-        let fresh = try await authenticator.renew(replacing: sessionId)
+        let fresh = try await authenticator.renew(replacing: state.withLock { $0.sessionId })
         state.withLock { $0.sessionId = fresh }
     }
 
