@@ -43,7 +43,8 @@ public final class UserInfoStream: Sendable {
 
     /// A stream with the default configuration but for these values.
     public convenience init(
-        baseURL: URL, userId: Int, sessionId: String, policy: ReconnectionPolicy = ReconnectionPolicy(),
+        baseURL: URL, userId: Int, sessionId: String,
+        policy: ReconnectionPolicy = ReconnectionPolicy(backoffResetThreshold: .seconds(30)),
         clientId: String? = nil
     ) {
         self.init(

@@ -13,7 +13,10 @@ public enum UserInfoForbiddenPolicy: Sendable {
 
 /// Everything a `UserInfoStream` can be told before it starts.
 public struct UserInfoStreamConfiguration: Sendable {
-    /// Backoff between reconnections (the server closes an idle stream after 60 s by default).
+    /// Backoff between reconnections. The server closes a quiet stream after 60 s without
+    /// an event, so the default counts a connection that stayed open 30 s as a good one
+    /// (`backoffResetThreshold`): a stream closed as idle starts the backoff again, as it
+    /// should, however the close and the reconnection fall around the 60 s mark.
     public var policy: ReconnectionPolicy
     /// Sent as `X-Client-Id`, so the server's stream journal ties reconnections together.
     public var clientId: String?
@@ -27,7 +30,8 @@ public struct UserInfoStreamConfiguration: Sendable {
     public var onForbidden: UserInfoForbiddenPolicy
 
     public init(
-        policy: ReconnectionPolicy = ReconnectionPolicy(), clientId: String? = nil, lastEventID: String? = nil,
+        policy: ReconnectionPolicy = ReconnectionPolicy(backoffResetThreshold: .seconds(30)), clientId: String? = nil,
+        lastEventID: String? = nil,
         idleTimeout: Duration = .seconds(90), onForbidden: UserInfoForbiddenPolicy = .endSession
     ) {
         self.policy = policy
