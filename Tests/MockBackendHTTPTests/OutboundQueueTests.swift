@@ -47,3 +47,62 @@ struct OutboundQueueTests {
         #expect(queue.frontOffset == 0)
     }
 }
+
+/// Delivery marks: due once the bytes before them are written, however writes merge.
+@Suite("OutboundQueue delivery marks")
+struct OutboundQueueMarkTests {
+    @Test func aMarkIsDueOnceTheBytesBeforeItAreWritten() {
+        var queue = OutboundQueue()
+        queue.appendMerging([1, 2, 3], limit: 100)
+        queue.append(.delivered(events: 2))
+        queue.appendMerging([4, 5], limit: 100)
+        queue.append(.delivered(events: 1))
+        queue.append(.dropped(events: 4))
+        // Merged into one segment, the marks still sit after bytes 3 and 5.
+        #expect(queue.front == .bytes([1, 2, 3, 4, 5]))
+        #expect(queue.takeDueMarks() == .init())
+        queue.consumeBytes(2)
+        #expect(queue.takeDueMarks() == .init())
+        queue.consumeBytes(1)
+        #expect(queue.takeDueMarks() == .init(delivered: 2, dropped: 0))
+        queue.consumeBytes(2)
+        #expect(queue.takeDueMarks() == .init(delivered: 1, dropped: 4))
+        #expect(queue.takeDueMarks() == .init())
+    }
+
+    @Test func aMarkWithNothingBeforeItIsDueAtOnce() {
+        var queue = OutboundQueue()
+        queue.append(.dropped(events: 1))
+        #expect(queue.takeDueMarks() == .init(delivered: 0, dropped: 1))
+    }
+
+    @Test func removingEverythingKeepsOnlyTheMarksAlreadyDue() {
+        var queue = OutboundQueue()
+        queue.append(.bytes([1]))
+        queue.append(.delivered(events: 1))
+        queue.append(.bytes([2]))
+        queue.append(.delivered(events: 5))
+        queue.consumeBytes(1)
+        // A close: the second write never goes, its events are never delivered.
+        queue.removeAll()
+        #expect(queue.takeDueMarks() == .init(delivered: 1, dropped: 0))
+        queue.append(.bytes([3]))
+        queue.append(.delivered(events: 1))
+        #expect(queue.takeDueMarks() == .init())
+        queue.consumeBytes(1)
+        #expect(queue.takeDueMarks() == .init(delivered: 1, dropped: 0))
+    }
+
+    @Test func pacedBytesCountAsTheirPiecesAreWritten() {
+        var queue = OutboundQueue()
+        queue.append(.paced(PacedBytes([1, 2, 3, 4], cut: .every(2), pauseMilliseconds: 1)))
+        queue.append(.delivered(events: 1))
+        queue.expandPacedFront()
+        queue.consumeBytes(2)
+        #expect(queue.takeDueMarks() == .init())
+        queue.popFront()  // the pause
+        queue.expandPacedFront()
+        queue.consumeBytes(2)
+        #expect(queue.takeDueMarks() == .init(delivered: 1, dropped: 0))
+    }
+}

@@ -41,14 +41,14 @@ struct FaultMiddleware: HTTPMiddleware {
             // A stream: an event stream, or a WebSocket, refused before its upgrade.
             guard response.isStream || response.isWebSocketUpgrade else { return response }
             if hang {
-                response.shaper = FaultShaper(fault)
+                response.shaper = FaultShaper(fault, webSocket: response.isWebSocketUpgrade)
                 return response
             }
             return Self.statusResponse(status ?? 503, body: nil, retryAfter: nil)
         case .delay, .latency, .dropAfterEvents, .dropAfterBytes, .cutInsideEvent, .fragment, .stall, .mute,
             .blackhole, .buffer:
             var response = try next(request)
-            let shaper = FaultShaper(fault)
+            let shaper = FaultShaper(fault, webSocket: response.isWebSocketUpgrade)
             response.shaper = response.shaper.map { ChainedShaper($0, then: shaper) } ?? shaper
             return response
         }

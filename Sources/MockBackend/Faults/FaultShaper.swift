@@ -9,11 +9,15 @@ import MockBackendHTTP
 /// (`EventBoundaryScanner`: a write may hold many, as a flood or a replay does), and frame
 /// the parts they send again. On a WebSocket, each data message is a write of its own
 /// (`.message`) and counts as one event; control frames (`.control`: pings, pongs, close)
-/// are never counted. Time comes from `now`, so `mute` is tested without waiting.
+/// are never counted. Time comes from `now`, so `mute` is tested without waiting. It marks
+/// the events it lets through, and those it drops (`DeliveryMarker`).
 struct FaultShaper: ResponseShaper {
     let fault: Fault
     private let now: @Sendable () -> ContinuousClock.Instant
     private var scanner = EventBoundaryScanner()
+    private var marker: DeliveryMarker
+    /// Events the write being shaped dropped (`mute`).
+    private var droppedEvents = 0
     /// Events seen in body writes so far.
     private var events = 0
     private var bodyBytes = 0
@@ -23,20 +27,25 @@ struct FaultShaper: ResponseShaper {
     private var held: [UInt8] = []
     private var muteEnds: ContinuousClock.Instant?
 
-    init(_ fault: Fault, now: @escaping @Sendable () -> ContinuousClock.Instant = { .now }) {
+    /// - Parameter webSocket: whether the response is a WebSocket (its events are messages).
+    init(_ fault: Fault, webSocket: Bool = false, now: @escaping @Sendable () -> ContinuousClock.Instant = { .now }) {
         self.fault = fault
         self.now = now
+        marker = DeliveryMarker(messages: webSocket)
     }
+
+    var marksEvents: Bool { true }
 
     mutating func shape(_ bytes: [UInt8], kind: ResponseWriteKind) -> [OutboundSegment] {
         guard !silenced else { return [] }
+        droppedEvents = 0
         let segments = apply(bytes, kind: kind)
         if segments.contains(where: {
             if case .close = $0 { true } else if case .blackhole = $0 { true } else { false }
         }) {
             silenced = true
         }
-        return segments
+        return marker.marking(segments, written: bytes.count, kind: kind, dropped: droppedEvents)
     }
 
     private mutating func apply(_ bytes: [UInt8], kind: ResponseWriteKind) -> [OutboundSegment] {
@@ -99,6 +108,7 @@ struct FaultShaper: ResponseShaper {
             else { return [.bytes(bytes)] }
             var chunk = framedChunk
             // Only the events go; comments (heartbeats) and bare `retry:` stay.
+            droppedEvents = found.count
             var kept: [UInt8] = []
             var start = 0
             for event in found {

@@ -1,6 +1,7 @@
 import MockBackendHTTP
 
-/// What each subscriber of one stream was sent, kept without work per delivery.
+/// What each subscriber of one stream was written, kept without work per event and
+/// subscriber. (What of it was delivered, the sinks count: `DeliveryTally`.)
 ///
 /// A subscriber gets every event logged while it is subscribed, so its live deliveries are
 /// the sequences after the one it last settled at (`since`): counting them costs nothing
@@ -81,11 +82,12 @@ struct DeliveryLedger {
         historyStart = sequence + 1
     }
 
-    /// Notes an event sent to one subscriber outside the log, after what it got before.
-    mutating func sentAlone(id: String, to connection: UInt64, at lastSequence: Int) {
+    /// Notes an event sent to one subscriber outside the log (with its id, if it has one),
+    /// after what it got before.
+    mutating func sentAlone(id: String?, to connection: UInt64, at lastSequence: Int) {
         settle(connection, at: lastSequence)
         guard var account = accounts[connection] else { return }
-        account.record.noteDelivered(count: 1, ids: CollectionOfOne(id))
+        account.record.noteWritten(id: id)
         if account.needsIDs, !account.record.takesMoreIDs {
             account.needsIDs = false
             stopNeedingIDs()
@@ -100,13 +102,13 @@ struct DeliveryLedger {
             let lower = account.since + 1 - historyStart
             let upper = lastSequence + 1 - historyStart
             assert(lower >= 0 && upper <= history.count, "the kept ids must cover every account that needs ids")
-            account.record.noteDelivered(count: count, ids: history[lower..<upper])
+            account.record.noteWritten(count: count, ids: history[lower..<upper])
             if !account.record.takesMoreIDs {
                 account.needsIDs = false
                 stopNeedingIDs()
             }
         } else {
-            account.record.noteDelivered(count: count, ids: EmptyCollection())
+            account.record.noteWritten(count: count, ids: EmptyCollection())
         }
         account.since = lastSequence
     }

@@ -35,7 +35,7 @@ extension EventStream {
             return leaving
         }
         for subscriber in leaving {
-            subscriber.record.noteEnding(cause)
+            subscriber.record.noteEnding(cause, overriding: true)
             subscriber.sink.disconnect(mode)
         }
         return leaving.count
@@ -72,7 +72,7 @@ extension EventStream {
             var ending: [Subscriber] = []
             for subscriber in members where subscriber.replayFrom == nil {
                 subscriber.sink.write([logged])
-                subscriber.record.noteDelivered(count: 1, ids: CollectionOfOne(logged.wireID))
+                subscriber.record.noteWritten(id: logged.wireID)
                 Self.unsubscribe(subscriber, from: &state)
                 ending.append(subscriber)
             }

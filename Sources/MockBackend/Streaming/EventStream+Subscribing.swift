@@ -31,7 +31,8 @@ extension EventStream {
             if let greeting = settings.greeting { prelude += SSEEncoder.comment(greeting) }
         }
         let record = journal.open(
-            stream: name, request: request, lastEventID: lastEventID, protocol: sink.framing.protocolName)
+            stream: name, request: request, lastEventID: lastEventID, protocol: sink.framing.protocolName,
+            deliveries: sink.deliveries)
         let feed = events.flatMap { $0.stream === self ? nil : $0 }
         let connection = sink.connectionID
         let now = clock.now
@@ -46,12 +47,12 @@ extension EventStream {
                 // The audience ended between the request's check and now: its last event,
                 // then the end, as its other connections got them.
                 sink.write([end.event])
-                record.noteDelivered(count: 1, ids: CollectionOfOne(end.event.wireID))
+                record.noteWritten(id: end.event.wireID)
                 record.noteEnding(end.cause)
                 sink.finish(.complete)
                 return false
             }
-            let start = replayStart(for: lastEventID, audience: audience, sink: sink, in: state)
+            let start = replayStart(for: lastEventID, audience: audience, sink: sink, record: record, in: state)
             state.subscribers[connection] = Subscriber(
                 sink: sink, record: record, audience: audience, activeSince: now, replayFrom: start)
             return writeReplayBatch(of: connection, in: &state)
@@ -74,9 +75,10 @@ extension EventStream {
 
     /// The sequence a new connection's replay starts from (past the log's end: none),
     /// writing the `reset` event or comment its Last-Event-ID calls for.
-    private func replayStart(for lastEventID: String?, audience: String?, sink: any StreamSink, in state: State)
-        -> Int
-    {
+    private func replayStart(
+        for lastEventID: String?, audience: String?, sink: any StreamSink, record: StreamConnectionRecord,
+        in state: State
+    ) -> Int {
         let log = state.log
         let nothing = log.lastSequence + 1
         // For deltas, an audience's own events are those after it began.
@@ -91,12 +93,13 @@ extension EventStream {
         case (.deltas, .none), (.deltas, .unknown):
             return nothing
         case (.history, .expired):
-            sink.writeNotice(Self.resetEvent(lastEventID: lastEventID, oldest: log), events: 1)
+            Self.sendReset(lastEventID: lastEventID, oldest: log, to: sink, record: record)
             return log.oldestSequence
         case (.deltas, .expired):
-            // Issued but past retention: the reset, then what is retained of the audience's own.
+            // Issued but past retention: what is retained of the audience's own, without a
+            // notice (the backend has no such frame; each balance frame carries its
+            // `afterAmount`, so the next one puts a client right).
             guard let number = Int(lastEventID ?? ""), number > audienceStart else { return nothing }
-            sink.writeNotice(Self.resetEvent(lastEventID: lastEventID, oldest: log), events: 1)
             return max(log.oldestSequence, audienceStart + 1)
         case (.history, .unknown):
             sink.writeNotice(
@@ -113,14 +116,16 @@ extension EventStream {
         guard var subscriber = state.subscribers[connection], var start = subscriber.replayFrom else { return false }
         if start < state.log.oldestSequence, start <= state.log.lastSequence {
             // Events it had not been sent yet left retention while it caught up.
-            subscriber.sink.writeNotice(Self.resetEvent(lastEventID: nil, oldest: state.log), events: 1)
+            if settings.replay == .history {
+                Self.sendReset(lastEventID: nil, oldest: state.log, to: subscriber.sink, record: subscriber.record)
+            }
             start = state.log.oldestSequence
         }
         let (batch, next) = state.log.events(
             from: start, visibleTo: subscriber.audience, byteLimit: Self.replayBatchBytes)
         if !batch.isEmpty {
             subscriber.sink.write(batch)
-            subscriber.record.noteDelivered(count: batch.count, ids: batch.lazy.map(\.wireID))
+            subscriber.record.noteWritten(count: batch.count, ids: batch.lazy.map(\.wireID))
         }
         guard next > state.log.lastSequence else {
             subscriber.replayFrom = next
@@ -181,6 +186,16 @@ extension EventStream {
             else { return }
             state.ledger.settle(connection, at: state.log.lastSequence)
         }
+    }
+
+    /// Writes the `reset` notice (`resetEvent`) to an event-stream sink: one event, without
+    /// an id.
+    private static func sendReset(
+        lastEventID: String?, oldest log: EventLog, to sink: any StreamSink, record: StreamConnectionRecord
+    ) {
+        guard sink.framing == .eventStream else { return }
+        sink.writeNotice(resetEvent(lastEventID: lastEventID, oldest: log), events: 1)
+        record.noteWritten(id: nil)
     }
 
     /// `event: reset`: the client's Last-Event-ID (or its place in a replay) has left

@@ -182,15 +182,13 @@ package final class EventStream: Sendable {
                         ? PreparedBodyPart(unframed: SSEEncoder.encode(event.frame, retry: retry)) : nil,
                     messages: sink.framing == .webSocket
                         ? PreparedWebSocketMessages([PreparedWebSocketMessage(utf8Text: event.message())]) : nil,
-                    events: event.frame.id == nil ? 0 : 1))
+                    events: 1))
             subscriber.activeSince = now
             state.subscribers[connection] = subscriber
-            if let id = event.frame.id {
-                if subscriber.replayFrom == nil {
-                    state.ledger.sentAlone(id: id, to: connection, at: state.log.lastSequence)
-                } else {
-                    subscriber.record.noteDelivered(count: 1, ids: CollectionOfOne(id))
-                }
+            if subscriber.replayFrom == nil {
+                state.ledger.sentAlone(id: event.frame.id, to: connection, at: state.log.lastSequence)
+            } else {
+                subscriber.record.noteWritten(id: event.frame.id)
             }
             return true
         }

@@ -7,80 +7,111 @@ import FoundationEssentials
 import Foundation
 #endif
 
-/// One stream connection as it happens. Its fields change under its own lock: deliveries
-/// are noted in bulk by the stream's `DeliveryLedger`, the end when the connection closes.
+/// One stream connection as it happens. Its fields change under its own lock: the events
+/// written to the connection are noted in bulk by the stream's `DeliveryLedger`, the end
+/// when the connection ends. What was delivered — the events whose last byte left for the
+/// client — is the sink's to count (`DeliveryTally`); the record reads it there, so a
+/// stalled, muted or blackholed event is never reported delivered.
 final class StreamConnectionRecord: Sendable {
-    /// Ids kept per connection (the first ones); the count goes on past it. Small, so that
-    /// thousands of long-lived streams do not each hold a long list.
+    /// Events whose ids are kept per connection (the first ones); the counts go on past it.
+    /// Small, so that thousands of long-lived streams do not each hold a long list.
     static let deliveredIDLimit = 200
     private struct State {
         var snapshot: StreamConnectionSnapshot
-        /// While the connection is subscribed: brings the delivery count and ids up to date
-        /// (the stream counts live deliveries lazily). Called without this lock held.
+        /// The first events written, in order: each one's id, nil for one without (a
+        /// `reset` notice, an event sent to the connection alone without an id).
+        var written: [String?] = []
+        /// While the connection is subscribed: brings the written events up to date (the
+        /// stream notes live events lazily). Called without this lock held.
         var settleLive: (@Sendable () -> Void)?
         /// Why the stream is ending the connection, noted before it asks the connection to
         /// finish or drop: the connection itself only knows that it was asked.
         var intendedEnd: StreamEndCause?
+        /// Whether `intendedEnd` stands against a later cause (`noteEnding(_:overriding:)`).
+        var endIsFinal = false
     }
 
     private let state: LockedValue<State>
     private let journal: StreamJournal
+    /// The sink's count of what left for the client.
+    private let deliveries: DeliveryTally
     let clientKey: String
 
-    init(snapshot: StreamConnectionSnapshot, clientKey: String, journal: StreamJournal) {
+    init(snapshot: StreamConnectionSnapshot, clientKey: String, deliveries: DeliveryTally, journal: StreamJournal) {
         state = LockedValue(State(snapshot: snapshot))
         self.clientKey = clientKey
+        self.deliveries = deliveries
         self.journal = journal
     }
 
-    /// The record, with live deliveries counted up to now.
+    /// The record, with live events noted up to now.
     var snapshot: StreamConnectionSnapshot {
         state.withLock(\.settleLive)?()
         return notedSnapshot
     }
 
-    /// The record as noted so far, without settling live deliveries: for a caller that
-    /// holds the stream's lock (and has settled them itself).
-    var notedSnapshot: StreamConnectionSnapshot { state.withLock(\.snapshot) }
+    /// The record as noted so far, without noting live events first: for a caller that
+    /// holds the stream's lock (and has noted them itself).
+    var notedSnapshot: StreamConnectionSnapshot {
+        state.withLock { state in Self.delivering(state, deliveries.snapshot) }
+    }
 
-    /// Whether the record keeps more ids.
-    var takesMoreIDs: Bool { state.withLock { $0.snapshot.deliveredIds.count < Self.deliveredIDLimit } }
+    /// `state`'s snapshot with what has been delivered of what was written.
+    private static func delivering(_ state: State, _ tally: DeliveryTally.Snapshot) -> StreamConnectionSnapshot {
+        var snapshot = state.snapshot
+        snapshot.deliveredCount = tally.delivered
+        snapshot.deliveredIds = tally.delivered(of: state.written).compactMap { $0 }
+        return snapshot
+    }
 
-    /// Notes `count` more deliveries, keeping ids from `ids` while there is room.
-    func noteDelivered(count: Int, ids: some Collection<String>) {
+    /// Whether the record keeps the ids of more events.
+    var takesMoreIDs: Bool { state.withLock { $0.written.count < Self.deliveredIDLimit } }
+
+    /// Notes `count` more events written to the connection, keeping the ids from `ids`
+    /// while there is room.
+    func noteWritten(count: Int, ids: some Collection<String>) {
         state.withLock { state in
-            state.snapshot.deliveredCount += count
-            let room = Self.deliveredIDLimit - state.snapshot.deliveredIds.count
-            if room > 0, !ids.isEmpty { state.snapshot.deliveredIds.append(contentsOf: ids.prefix(room)) }
+            let room = Self.deliveredIDLimit - state.written.count
+            if room > 0, !ids.isEmpty { state.written.append(contentsOf: ids.prefix(room).map { Optional($0) }) }
         }
     }
 
-    /// Sets (or, with nil, clears) what brings live deliveries up to date.
+    /// Notes one more event written to the connection, with its id if it has one.
+    func noteWritten(id: String?) {
+        state.withLock { state in
+            if state.written.count < Self.deliveredIDLimit { state.written.append(id) }
+        }
+    }
+
+    /// Sets (or, with nil, clears) what brings the live events up to date.
     func settlingLiveDeliveries(with settle: (@Sendable () -> Void)?) {
         state.withLock { $0.settleLive = settle }
     }
 
-    /// Notes why the stream is about to end the connection; the first cause noted wins.
-    func noteEnding(_ cause: StreamEndCause) {
+    /// Notes why the stream is about to end the connection. The first cause noted wins,
+    /// unless a later one is `overriding` (an admin's disconnect, which is what ends a
+    /// connection that never took its clean end, a blackholed one).
+    func noteEnding(_ cause: StreamEndCause, overriding: Bool = false) {
         state.withLock { state in
-            if state.intendedEnd == nil { state.intendedEnd = cause }
+            guard state.intendedEnd == nil || (overriding && !state.endIsFinal) else { return }
+            state.intendedEnd = cause
+            state.endIsFinal = overriding
         }
     }
 
     /// Records the end once: the cause the stream noted when it asked for the end (however
-    /// the connection then ended: a WebSocket's closing handshake may time out); else, for
-    /// a connection that finished or was dropped without the stream asking, `unasked` when
-    /// given (a WebSocket closing handshake the client began); else the connection's own
-    /// reason. `advertisedRetry` is remembered for the client's next connection.
-    func end(reason: StreamEndReason, advertisedRetry: Int?, unasked: StreamEndCause? = nil) {
+    /// the connection then ended: a WebSocket's closing handshake may time out); else the
+    /// connection's own reason. `advertisedRetry` is remembered for the client's next
+    /// connection.
+    func end(reason: StreamEndReason, advertisedRetry: Int?) {
+        let tally = deliveries.snapshot
         let ended = state.withLock { state -> StreamConnectionSnapshot? in
             state.settleLive = nil
             guard state.snapshot.endedAt == nil else { return nil }
-            let unaskedCause = reason == .finished || reason == .aborted ? unasked : nil
-            let cause = state.intendedEnd ?? unaskedCause ?? StreamEndCause(reason)
+            let cause = state.intendedEnd ?? StreamEndCause(reason)
             state.snapshot.endedAt = Timestamp.iso8601(Date())
             state.snapshot.endReason = cause.rawValue
-            return state.snapshot
+            return Self.delivering(state, tally)
         }
         if let ended { journal.noteEnd(ended, clientKey: clientKey, advertisedRetry: advertisedRetry) }
     }
@@ -121,9 +152,10 @@ package final class StreamJournal: Sendable {
         state = LockedValue(State(ended: ChunkedRecordLog(retention: capacity)))
     }
 
-    func open(stream: String, request: HTTPRequest, lastEventID: String?, protocol: String = "sse")
-        -> StreamConnectionRecord
-    {
+    func open(
+        stream: String, request: HTTPRequest, lastEventID: String?, protocol: String = "sse",
+        deliveries: DeliveryTally = DeliveryTally()
+    ) -> StreamConnectionRecord {
         let client = request.headers["X-Client-Id"] ?? request.headers["User-Agent"] ?? "anonymous"
         let clientKey = stream + "|" + client
         var headers: [String: String] = [:]
@@ -146,7 +178,8 @@ package final class StreamJournal: Sendable {
                 connectedAt: Timestamp.iso8601(Date()), endedAt: nil, endReason: nil, lastEventId: lastEventID,
                 requestHeaders: headers, deliveredIds: [], deliveredCount: 0, reconnect: reconnect)
             state.nextID += 1
-            let record = StreamConnectionRecord(snapshot: snapshot, clientKey: clientKey, journal: self)
+            let record = StreamConnectionRecord(
+                snapshot: snapshot, clientKey: clientKey, deliveries: deliveries, journal: self)
             state.open[snapshot.id] = record
             return record
         }

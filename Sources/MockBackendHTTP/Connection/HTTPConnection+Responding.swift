@@ -130,26 +130,31 @@ extension HTTPConnection {
         guard isProducing(writer) else { return }
         let encoded = current?.deflater?.compress(bytes) ?? bytes
         guard !encoded.isEmpty else { return }
-        enqueueStreamBytes(current?.chunked == true ? HTTPResponseEncoder.chunk(encoded) : encoded)
+        enqueueStreamBytes(current?.chunked == true ? HTTPResponseEncoder.chunk(encoded) : encoded, events: 0)
     }
 
     /// A write of bytes framed in advance (a broadcast), carrying `events` events.
     func streamWrite(_ prepared: PreparedBodyPart, events: Int, from writer: ResponseBodyWriter) {
         if let plain = plainStream, plain.writer == ObjectIdentifier(writer) {
-            enqueueStreamBytes(plain.chunked ? prepared.chunk ?? HTTPResponseEncoder.chunk(prepared.raw) : prepared.raw)
+            enqueueStreamBytes(
+                plain.chunked ? prepared.chunk ?? HTTPResponseEncoder.chunk(prepared.raw) : prepared.raw,
+                events: events)
             return
         }
         guard isProducing(writer) else { return }
         if let deflater = current?.deflater {
             // Each connection's deflate state differs: a compressed stream cannot share
             // the broadcast's framing.
+            // A flushed deflate block holds every event written so far: an empty one adds
+            // nothing new, and the events count once its block is out.
             let encoded = deflater.compress(prepared.raw)
             guard !encoded.isEmpty else { return }
-            enqueueStreamBytes(current?.chunked == true ? HTTPResponseEncoder.chunk(encoded) : encoded)
+            enqueueStreamBytes(current?.chunked == true ? HTTPResponseEncoder.chunk(encoded) : encoded, events: events)
             return
         }
         let chunked = current?.chunked == true
-        enqueueStreamBytes(chunked ? prepared.chunk ?? HTTPResponseEncoder.chunk(prepared.raw) : prepared.raw)
+        enqueueStreamBytes(
+            chunked ? prepared.chunk ?? HTTPResponseEncoder.chunk(prepared.raw) : prepared.raw, events: events)
     }
 
     /// The producer dropped the connection on purpose.
@@ -158,25 +163,27 @@ extension HTTPConnection {
         close(reason: .aborted, reset: reset)
     }
 
-    /// Queues framed stream bytes, or disconnects a reader that has fallen too far behind.
-    /// With nothing queued before them and no shaper, the bytes go straight to the socket.
-    private func enqueueStreamBytes(_ framed: [UInt8]) {
+    /// Queues framed stream bytes carrying `events` events, or disconnects a reader that has
+    /// fallen too far behind. With nothing queued before them and no shaper, the bytes go
+    /// straight to the socket.
+    private func enqueueStreamBytes(_ framed: [UInt8], events: Int) {
         if plainStream != nil, outbound.isEmpty, !writeArmed, !isPausing {
-            writeDirectly(framed)
+            writeDirectly(framed, events: events)
             return
         }
         if outbound.unsentBytes + framed.count > context.configuration.maxUnsentStreamBytes {
             disconnectSlowReader()
             return
         }
-        enqueueShaped(framed, kind: .body)
+        enqueueShaped(framed, kind: .body, events: events)
         flush()
     }
 
     /// Writes stream bytes that nothing is queued before: one system call, and only what the
     /// socket does not take now is queued (the common case of a broadcast to thousands of
-    /// readers that keep up costs no queue operations at all).
-    func writeDirectly(_ bytes: [UInt8]) {
+    /// readers that keep up costs no queue operations at all). Their `events` are delivered
+    /// once their last byte is written.
+    func writeDirectly(_ bytes: [UInt8], events: Int) {
         let result: IOResult
         let stream = stream  // a closure capturing `self` would retain the connection
         do {
@@ -187,7 +194,10 @@ extension HTTPConnection {
         }
         var written = 0
         if case .processed(let count) = result {
-            if count == bytes.count { return }
+            if count == bytes.count {
+                if events > 0 { streamDeliveries?.noteDelivered(events) }
+                return
+            }
             written = count
         }
         // The bound applies to what the socket did not take.
@@ -196,6 +206,7 @@ extension HTTPConnection {
             return
         }
         outbound.appendMerging(Array(bytes[written...]), limit: Self.mergedWriteLimit)
+        outbound.append(.delivered(events: events))
         flush()
     }
 
@@ -221,24 +232,36 @@ extension HTTPConnection {
             enqueueShaped(flight.chunked ? HTTPResponseEncoder.chunk(trailer) : trailer, kind: .body)
         }
         enqueueShaped(flight.chunked ? HTTPResponseEncoder.lastChunk : [], kind: .end)
-        flight.writer?.markEnded(reason)
         if !flight.chunked { current?.keepAlive = false }
+        // The writer learns of the end once the last bytes are out (`completeCurrent`) or
+        // the connection closes: its deliveries are complete by then.
         flush()
     }
 
     /// Largest write that stream bytes queued behind a slow socket are merged into.
     static let mergedWriteLimit = 64 * 1024
 
-    func enqueueShaped(_ bytes: [UInt8], kind: ResponseWriteKind) {
+    /// Queues one write of the response through its shaper, if it has one, with a mark
+    /// after the segments that end its `events` stream events, unless the shaper marks
+    /// them itself (`ResponseShaper.marksEvents`).
+    func enqueueShaped(_ bytes: [UInt8], kind: ResponseWriteKind, events: Int = 0) {
         if var shaper = current?.shaper {
             let segments = shaper.shape(bytes, kind: kind)
             current?.shaper = shaper
             outbound.append(contentsOf: segments)
-        } else if kind == .body {
+            if !shaper.marksEvents { outbound.append(.delivered(events: events)) }
+        } else if kind == .body || kind == .message {
             outbound.appendMerging(bytes, limit: Self.mergedWriteLimit)
+            outbound.append(.delivered(events: events))
         } else {
             outbound.append(.bytes(bytes))
         }
+    }
+
+    /// Where the current stream's deliveries are counted: the response's writer, or the
+    /// WebSocket's.
+    var streamDeliveries: DeliveryTally? {
+        webSocket?.writer.deliveries ?? current?.writer?.deliveries
     }
 
     /// Everything of the current response is written.
@@ -247,6 +270,7 @@ extension HTTPConnection {
         current = nil
         servedRequests += 1
         context.statistics.withLock { $0.requestsServed += 1 }
+        flight.writer?.markEnded(flight.endReason ?? .finished)
         logEnd(of: flight, reason: flight.endReason ?? .finished)
         if flight.keepAlive, !shuttingDown {
             processPending()

@@ -51,7 +51,7 @@ extension HTTPConnection {
     /// A data message from the application; stale writers and closing sessions are ignored.
     func webSocketSend(_ frame: [UInt8], from writer: WebSocketWriter) {
         guard let session = webSocket, session.writer === writer, session.state == .open else { return }
-        enqueueWebSocket(frame, kind: .message)
+        enqueueWebSocket(frame, kind: .message, events: 1)
     }
 
     /// Data messages from a broadcast batch: one write of their joined frames, or through the
@@ -59,35 +59,31 @@ extension HTTPConnection {
     func webSocketSend(_ messages: PreparedWebSocketMessages, from writer: WebSocketWriter) {
         guard let session = webSocket, session.writer === writer, session.state == .open else { return }
         guard webSocketShaped else {
-            enqueueWebSocket(messages.joined, kind: .message)
+            enqueueWebSocket(messages.joined, kind: .message, events: messages.frames.count)
             return
         }
         for frame in messages.frames {
             guard session.state == .open else { return }
-            enqueueWebSocket(frame, kind: .message)
+            enqueueWebSocket(frame, kind: .message, events: 1)
         }
     }
 
-    /// Queues one frame, through the shaper if the response has one, or disconnects a reader
-    /// that has fallen too far behind (`maxUnsentStreamBytes`, as for streams). Without a
-    /// shaper and with nothing queued before it, the frame goes straight to the socket.
-    func enqueueWebSocket(_ frame: [UInt8], kind: ResponseWriteKind) {
+    /// Queues frames carrying `events` data messages, through the shaper if the response
+    /// has one, or disconnects a reader that has fallen too far behind
+    /// (`maxUnsentStreamBytes`, as for streams). Without a shaper and with nothing queued
+    /// before them, they go straight to the socket.
+    func enqueueWebSocket(_ frame: [UInt8], kind: ResponseWriteKind, events: Int = 0) {
         // A blackholed connection sends nothing more; queuing would only grow memory.
         guard lifecycle == .open, !isBlackholed else { return }
-        let shaped = webSocketShaped
-        if !shaped, outbound.isEmpty, !writeArmed, !isPausing {
-            writeDirectly(frame)
+        if !webSocketShaped, outbound.isEmpty, !writeArmed, !isPausing {
+            writeDirectly(frame, events: events)
             return
         }
         if outbound.unsentBytes + frame.count > context.configuration.maxUnsentStreamBytes {
             disconnectSlowReader()
             return
         }
-        if shaped {
-            enqueueShaped(frame, kind: kind)
-        } else {
-            outbound.appendMerging(frame, limit: Self.mergedWriteLimit)
-        }
+        enqueueShaped(frame, kind: kind, events: events)
         flush()
     }
 

@@ -9,7 +9,10 @@ extension HTTPConnection {
         assertOnQueue()
         if writeArmed, !force { return }
         let unsentBefore = outbound.unsentBytes
-        defer { resumeDrainWaiters(progressed: outbound.unsentBytes < unsentBefore) }
+        defer {
+            noteDeliveries()
+            resumeDrainWaiters(progressed: outbound.unsentBytes < unsentBefore)
+        }
         while lifecycle != .closed, !isPausing, let segment = outbound.front {
             switch segment {
             case .bytes(let bytes):
@@ -49,6 +52,9 @@ extension HTTPConnection {
                 outbound.removeAll()
                 close(reason: .cut, reset: reset)
                 return
+            case .delivered, .dropped:
+                // Kept as marks, never as segments (`OutboundQueue.append`).
+                outbound.popFront()
             }
         }
         guard lifecycle != .closed, !isPausing else { return }
@@ -58,6 +64,14 @@ extension HTTPConnection {
         } else if lifecycle == .closingAfterWrites, current == nil {
             beginLinger()
         }
+    }
+
+    /// Counts the stream events whose last byte the socket has taken.
+    private func noteDeliveries() {
+        let due = outbound.takeDueMarks()
+        guard due != OutboundQueue.Marks(), let tally = streamDeliveries else { return }
+        tally.noteDelivered(due.delivered)
+        tally.noteDropped(due.dropped)
     }
 
     /// Sends nothing and reads nothing from now on, and keeps the socket open: the pause

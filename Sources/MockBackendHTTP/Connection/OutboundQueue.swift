@@ -1,8 +1,25 @@
-/// The segments waiting to be written on one connection, with a count of unsent bytes.
+/// The segments waiting to be written on one connection, with a count of unsent bytes, and
+/// where in them each stream event ends.
 ///
 /// A FIFO with a moving head so a long backlog of small writes (a slow SSE reader) is
-/// drained in linear time.
+/// drained in linear time. Delivery marks (`OutboundSegment.delivered`, `.dropped`) are
+/// not segments: each is kept with the count of bytes appended before it, and becomes due
+/// once that many bytes have been written (`takeDueMarks`), so merging writes never moves
+/// a mark.
 struct OutboundQueue {
+    /// Events that became due together.
+    struct Marks: Equatable {
+        var delivered = 0
+        var dropped = 0
+    }
+
+    private struct Mark {
+        /// Due once `written` reaches this.
+        let position: Int
+        let delivered: Int
+        let dropped: Int
+    }
+
     private var segments: [OutboundSegment] = []
     private var head = 0
     /// Bytes of the front segment already written.
@@ -11,6 +28,11 @@ struct OutboundQueue {
     private(set) var unsentBytes = 0
     /// Whether the last segment may take more bytes (`appendMerging`).
     private var lastIsMergeable = false
+    /// Bytes ever appended, and ever written (removed ones count as written).
+    private var appended = 0
+    private var written = 0
+    private var marks: [Mark] = []
+    private var markHead = 0
 
     var isEmpty: Bool { head == segments.count }
     var front: OutboundSegment? { isEmpty ? nil : segments[head] }
@@ -20,14 +42,45 @@ struct OutboundQueue {
         case .bytes(let bytes):
             guard !bytes.isEmpty else { return }
             unsentBytes += bytes.count
+            appended += bytes.count
         case .paced(let paced):
             guard paced.remaining > 0 else { return }
             unsentBytes += paced.remaining
+            appended += paced.remaining
         case .pause, .close, .blackhole:
             break
+        case .delivered(let events):
+            addMark(delivered: events, dropped: 0)
+            return
+        case .dropped(let events):
+            addMark(delivered: 0, dropped: events)
+            return
         }
         segments.append(segment)
         lastIsMergeable = false
+    }
+
+    private mutating func addMark(delivered: Int, dropped: Int) {
+        guard delivered > 0 || dropped > 0 else { return }
+        marks.append(Mark(position: appended, delivered: delivered, dropped: dropped))
+    }
+
+    /// The marks whose bytes have all been written, taken out of the queue, in order.
+    mutating func takeDueMarks() -> Marks {
+        var due = Marks()
+        while markHead < marks.count, marks[markHead].position <= written {
+            due.delivered += marks[markHead].delivered
+            due.dropped += marks[markHead].dropped
+            markHead += 1
+        }
+        if markHead == marks.count {
+            marks.removeAll(keepingCapacity: marks.count <= 64)
+            markHead = 0
+        } else if markHead >= 1024, markHead * 2 >= marks.count {
+            marks.removeFirst(markHead)
+            markHead = 0
+        }
+        return due
     }
 
     /// Turns a `.paced` front segment into its next piece, then a pause and the rest (if
@@ -58,6 +111,7 @@ struct OutboundQueue {
         last.append(contentsOf: bytes)
         segments[segments.count - 1] = .bytes(last)
         unsentBytes += bytes.count
+        appended += bytes.count
     }
 
     mutating func append(contentsOf list: [OutboundSegment]) {
@@ -68,6 +122,7 @@ struct OutboundQueue {
     mutating func consumeBytes(_ count: Int) {
         guard case .bytes(let bytes) = front else { return }
         unsentBytes -= count
+        written += count
         frontOffset += count
         if frontOffset >= bytes.count { popFront() }
     }
@@ -75,9 +130,13 @@ struct OutboundQueue {
     mutating func popFront() {
         guard !isEmpty else { return }
         switch segments[head] {
-        case .bytes(let bytes): unsentBytes -= bytes.count - frontOffset
-        case .paced(let paced): unsentBytes -= paced.remaining
-        case .pause, .close, .blackhole: break
+        case .bytes(let bytes):
+            unsentBytes -= bytes.count - frontOffset
+            written += bytes.count - frontOffset
+        case .paced(let paced):
+            unsentBytes -= paced.remaining
+            written += paced.remaining
+        case .pause, .close, .blackhole, .delivered, .dropped: break
         }
         segments[head] = .bytes([])
         head += 1
@@ -92,11 +151,16 @@ struct OutboundQueue {
         }
     }
 
+    /// Drops every segment, and every mark not due yet: what was not written never will be.
+    /// Marks already due stay for `takeDueMarks`.
     mutating func removeAll() {
         segments.removeAll()
         head = 0
         frontOffset = 0
         unsentBytes = 0
         lastIsMergeable = false
+        let undue = marks[markHead...].firstIndex { $0.position > written } ?? marks.count
+        marks.removeSubrange(undue...)
+        written = appended
     }
 }

@@ -13,6 +13,12 @@ public enum OutboundSegment: Sendable, Equatable {
     /// like one whose peer went away without a word (a phone that left Wi-Fi). Only the
     /// server ends it (a stream's `abort`, or the server stopping).
     case blackhole
+    /// Not sent: marks that the last bytes of this many stream events are in the segments
+    /// before it. They count as delivered (`DeliveryTally`) once those bytes are written.
+    case delivered(events: Int)
+    /// Not sent: this many stream events were dropped on the way here (a `mute` fault);
+    /// noted in order with the deliveries around them.
+    case dropped(events: Int)
 }
 
 /// Bytes to send in pieces, a pause between each two (`OutboundSegment.paced`).
@@ -97,14 +103,27 @@ public enum ResponseWriteKind: Sendable, Equatable {
 /// separate write call.
 public protocol ResponseShaper: Sendable {
     mutating func shape(_ bytes: [UInt8], kind: ResponseWriteKind) -> [OutboundSegment]
+
+    /// Whether the shaper marks where the stream events it lets through end
+    /// (`OutboundSegment.delivered`) and which it drops (`.dropped`). When false, the
+    /// connection marks each write's events after everything the shaper made of it: right
+    /// for a shaper that only delays or splits bytes. Default false.
+    var marksEvents: Bool { get }
+}
+
+extension ResponseShaper {
+    public var marksEvents: Bool { false }
 }
 
 /// Two shapers in a row: every `.bytes` segment of the first goes through the second with
-/// the kind of the write it came from; the first's pauses stay where they are. A stub's
-/// own delays and a fault's shaping so combine instead of one replacing the other.
+/// the kind of the write it came from; the first's pauses and marks stay where they are. A
+/// stub's own delays and a fault's shaping so combine instead of one replacing the other.
+/// It marks events when either does; only one of the two may.
 public struct ChainedShaper: ResponseShaper {
     public var first: any ResponseShaper
     public var second: any ResponseShaper
+
+    public var marksEvents: Bool { first.marksEvents || second.marksEvents }
 
     public init(_ first: any ResponseShaper, then second: any ResponseShaper) {
         self.first = first
@@ -123,7 +142,7 @@ public struct ChainedShaper: ResponseShaper {
                     if paced.offset > 0 { output.append(.pause(milliseconds: paced.pauseMilliseconds)) }
                     output += second.shape(Array(paced.takePiece()), kind: kind)
                 }
-            case .pause, .close, .blackhole:
+            case .pause, .close, .blackhole, .delivered, .dropped:
                 output.append(segment)
             }
         }

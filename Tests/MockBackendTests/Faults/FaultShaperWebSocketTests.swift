@@ -13,9 +13,9 @@ struct FaultShaperWebSocketTests {
     static let ping = WebSocketFrameEncoder.ping([])
 
     private func shape(_ fault: Fault, _ writes: [(bytes: [UInt8], kind: ResponseWriteKind)]) -> [OutboundSegment] {
-        var shaper = FaultShaper(fault)
-        var segments = shaper.shape(Self.head, kind: .head)
-        for write in writes { segments += shaper.shape(write.bytes, kind: write.kind) }
+        var shaper = FaultShaper(fault, webSocket: true)
+        var segments = shaper.shape(Self.head, kind: .head).sent
+        for write in writes { segments += shaper.shape(write.bytes, kind: write.kind).sent }
         return segments
     }
 
@@ -44,10 +44,10 @@ struct FaultShaperWebSocketTests {
     }
 
     @Test func muteDropsMessagesButNotPings() {
-        var shaper = FaultShaper(.mute(milliseconds: nil))
-        _ = shaper.shape(Self.head, kind: .head)
-        #expect(shaper.shape(Self.message(1), kind: .message).isEmpty)
-        #expect(shaper.shape(Self.ping, kind: .control) == [.bytes(Self.ping)])
+        var shaper = FaultShaper(.mute(milliseconds: nil), webSocket: true)
+        _ = shaper.shape(Self.head, kind: .head).sent
+        #expect(shaper.shape(Self.message(1), kind: .message).sent.isEmpty)
+        #expect(shaper.shape(Self.ping, kind: .control).sent == [.bytes(Self.ping)])
     }
 
     @Test func cutInsideEventCutsTheMessageFrame() {

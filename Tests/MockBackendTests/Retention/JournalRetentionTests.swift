@@ -50,9 +50,12 @@ struct JournalRetentionTests {
         let longLived = journal.open(stream: "s", request: request("/s", client: "long"), lastEventID: nil)
         var ended: [Int] = []
         for number in 1...5 {
+            let deliveries = DeliveryTally()
             let record = journal.open(
-                stream: "s", request: request("/s", client: "c\(number)"), lastEventID: "\(number)")
-            record.noteDelivered(count: 2, ids: ["a\(number)", "b\(number)"])
+                stream: "s", request: request("/s", client: "c\(number)"), lastEventID: "\(number)",
+                deliveries: deliveries)
+            record.noteWritten(count: 2, ids: ["a\(number)", "b\(number)"])
+            deliveries.noteDelivered(2)
             record.end(reason: number % 2 == 0 ? .clientClosed : .slowReader, advertisedRetry: 1000)
             ended.append(record.snapshot.id)
         }
