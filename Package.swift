@@ -89,7 +89,11 @@ let package = Package(
         ),
         // Shared by the test targets (not a product): see Tests/TestSupport.
         .target(
-            name: "TestSupport", dependencies: ["MockBackendSupport", "MockBackendHTTP", "ServerSentEvents"],
+            name: "TestSupport",
+            dependencies: [
+                "MockBackendSupport", "MockBackendHTTP", "ServerSentEvents", "MockBackend",
+                .product(name: "Logging", package: "swift-log"),
+            ],
             path: "Tests/TestSupport"),
         .testTarget(
             name: "ServerSentEventsTests",

@@ -30,6 +30,9 @@ public final class MockBackendApp: Sendable {
     package let workflows: WorkflowService
     /// The dashboard and other static files.
     private let staticFiles: StaticFiles
+    /// Where every request goes in: the routes with their middleware, then stubs and
+    /// static files. The listeners hand it their requests; a test may too.
+    package let responder: RoutingResponder
     private let server: HTTPServer
     /// The HTTPS listener, when `configuration.tls` asks for one.
     private let tlsServer: HTTPServer?
@@ -64,6 +67,7 @@ public final class MockBackendApp: Sendable {
             accounts: player.accounts, streams: streams, clock: clock, ids: IdentifierSource(seed: configuration.seed),
             settings: configuration.generations.applying(rates, finishedJobLimit: configuration.finishedJobLimit))
         self.generations = generations
+        player.onSessionEnd { [weak generations] session, cause in generations?.sessionEnded(session, cause: cause) }
         let workflowAPIKey = configuration.workflowAPIKey.flatMap { $0.isEmpty ? nil : $0 } ?? SecureToken.uuid()
         var workflowSettings = WorkflowSettings(apiKey: workflowAPIKey, epoch: .now)
         workflowSettings.finishedSessionLimit = configuration.finishedJobLimit
@@ -88,6 +92,7 @@ public final class MockBackendApp: Sendable {
         // The router carries the middleware: the public stack around the public routes and
         // this fallback, the admin stack around the admin group (`makeRouter`).
         let responder = RoutingResponder(router: router, fallback: fallback, logger: logger)
+        self.responder = responder
         server = HTTPServer(configuration: configuration.http, responder: responder, logger: logger)
         tlsServer = configuration.tls.map { tls in
             var http = configuration.http
@@ -152,17 +157,25 @@ public final class MockBackendApp: Sendable {
     /// Loads the `--mappings` files, binds and starts serving. A bad mapping file throws
     /// `MappingFileError` before anything listens.
     public func start() throws {
-        if let directory = configuration.mappingsDirectory {
-            stubs.loadFileMappings(try MappingFiles.load(directory: directory, newID: stubs.newID))
-        }
-        workflows.reset(to: configuration.scenario.workflows)
+        try startSimulation()
         try server.start()
         do {
             try tlsServer?.start()
         } catch {
             server.closeListener()
+            clock.stop()
             throw error
         }
+    }
+
+    /// Everything `start` does but listen: loads the `--mappings` files, seeds the workflow
+    /// sessions, starts the streams' heartbeats and idle checks. Enough to serve requests
+    /// handed to `responder` directly, as tests of the app without sockets do.
+    package func startSimulation() throws {
+        if let directory = configuration.mappingsDirectory {
+            stubs.loadFileMappings(try MappingFiles.load(directory: directory, newID: stubs.newID))
+        }
+        workflows.reset(to: configuration.scenario.workflows)
         // Idle closes are checked every tenth of the timeout, at least every second.
         let idleTimeout = configuration.player.userInfoIdleTimeout
         streams.startTimers(

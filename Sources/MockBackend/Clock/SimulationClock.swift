@@ -9,6 +9,12 @@ import MockBackendSupport
 /// stands still until `advance(by:)` moves it, firing every timer that falls due, in due
 /// order, so a test gets the same events in the same order on every run.
 ///
+/// Timers due at the same instant fire in this order: first the timers of what happens
+/// (session expiries, job and generation steps, workflow iterations), in the order they
+/// were scheduled; then housekeeping (`Order.housekeeping`: idle closes and heartbeats),
+/// which looks at the state those left. So a stream whose session expires at the instant
+/// it would be closed as idle gets `SESSION_EXPIRATION`, not the idle close.
+///
 /// Invariant: `state` is only read and changed under its lock, and actions run outside
 /// it, so an action may schedule or cancel timers.
 public final class SimulationClock: Sendable {
@@ -23,9 +29,20 @@ public final class SimulationClock: Sendable {
         let id: UInt64
     }
 
+    /// Where a timer fires among those due at the same instant.
+    package enum Order: Int, Sendable, Comparable {
+        /// Something happens: an expiry, a step of a job.
+        case event
+        /// A look at the state the events of that instant left: idle closes, heartbeats.
+        case housekeeping
+
+        package static func < (lhs: Order, rhs: Order) -> Bool { lhs.rawValue < rhs.rawValue }
+    }
+
     private struct Entry {
         var due: Duration
         var period: Duration?
+        let order: Order
         let action: @Sendable () -> Void
     }
 
@@ -60,14 +77,18 @@ public final class SimulationClock: Sendable {
 
     /// Runs `action` once, `delay` of simulated time from now.
     @discardableResult
-    package func schedule(after delay: Duration, _ action: @escaping @Sendable () -> Void) -> Timer {
-        add(Entry(due: .zero, period: nil, action: action), delay: delay)
+    package func schedule(after delay: Duration, order: Order = .event, _ action: @escaping @Sendable () -> Void)
+        -> Timer
+    {
+        add(Entry(due: .zero, period: nil, order: order, action: action), delay: delay)
     }
 
     /// Runs `action` every `period` of simulated time, the first time one period from now.
     @discardableResult
-    package func repeating(every period: Duration, _ action: @escaping @Sendable () -> Void) -> Timer {
-        add(Entry(due: .zero, period: max(period, .milliseconds(1)), action: action), delay: period)
+    package func repeating(every period: Duration, order: Order = .event, _ action: @escaping @Sendable () -> Void)
+        -> Timer
+    {
+        add(Entry(due: .zero, period: max(period, .milliseconds(1)), order: order, action: action), delay: period)
     }
 
     package func cancel(_ timer: Timer) {
@@ -85,7 +106,7 @@ public final class SimulationClock: Sendable {
     }
 
     /// Moves a manual clock forward, firing every timer that falls due on the way, in due
-    /// order (ties in scheduling order). Returns how many actions ran.
+    /// order (ties as the type's documentation says). Returns how many actions ran.
     @discardableResult
     package func advance(by duration: Duration) -> Int {
         let target = state.withLock { Self.now(in: $0) + max(duration, .zero) }
@@ -126,7 +147,10 @@ public final class SimulationClock: Sendable {
     /// reschedules it if it repeats.
     private func nextDue(notAfter limit: Duration) -> (@Sendable () -> Void)? {
         state.withLock { state in
-            guard let (id, entry) = state.entries.min(by: { ($0.value.due, $0.key) < ($1.value.due, $1.key) }),
+            guard
+                let (id, entry) = state.entries.min(by: {
+                    ($0.value.due, $0.value.order, $0.key) < ($1.value.due, $1.value.order, $1.key)
+                }),
                 entry.due <= limit
             else { return nil }
             if case .manual = state.mode, state.simulatedAtAnchor < entry.due { state.simulatedAtAnchor = entry.due }

@@ -77,9 +77,10 @@ struct GenerationRoutes {
             return try .json(try Self.generation(request, generations, userId: user.userId).snapshot)
         }
         router.get("/api/generations/{id}/progress") { request in
-            let user = try auth.authenticate(request)
+            let (user, session) = try auth.authenticateSession(request)
             let generation = try Self.generation(request, generations, userId: user.userId)
-            return try endpoint.response(for: request, stream: generation.stream)
+            // The session's own audience: when it ends, so does this connection.
+            return try endpoint.response(for: request, stream: generation.stream, audience: session)
         }
         router.get("/api/generations/{id}/image.png") { request in
             let user = try auth.authenticate(request)
@@ -108,6 +109,11 @@ struct BearerAuthentication {
     let accounts: AccountStore
 
     func authenticate(_ request: HTTPRequest) throws -> UserAccount {
+        try authenticateSession(request).user
+    }
+
+    /// The user and the session id the token names.
+    func authenticateSession(_ request: HTTPRequest) throws -> (user: UserAccount, sessionId: String) {
         let header = request.headers["Authorization"] ?? ""
         guard header.lowercased().hasPrefix("bearer "), case let token = String(header.dropFirst(7)).trimmingSpaces(),
             !token.isEmpty
@@ -115,7 +121,7 @@ struct BearerAuthentication {
             throw Self.unauthorized("UNAUTHORIZED", "Send Authorization: Bearer <token> from POST /api/auth/login.")
         }
         switch accounts.check(sessionId: String(token)) {
-        case .valid(_, let user): return user
+        case .valid(_, let user): return (user, String(token))
         case .ended: throw Self.unauthorized("SESSION_EXPIRED", "The session has ended; log in again.")
         default: throw Self.unauthorized("UNAUTHORIZED", "The token names no session.")
         }

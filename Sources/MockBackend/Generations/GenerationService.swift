@@ -111,6 +111,17 @@ package final class GenerationService: Sendable {
         return failed
     }
 
+    /// A session has ended: its connections to the user's generation streams get
+    /// `event: error` (`GenerationSessionEndedEvent`) and end, as its user-info streams get
+    /// their last frame; one that opens in the same instant gets the same (the stream's
+    /// audience of that session, `EventStream.endAudience`). The generations go on.
+    func sessionEnded(_ session: PlayerSession, cause: StreamEndCause) {
+        let ended = StreamEvent(GenerationSessionEndedEvent())
+        for generation in generations.all where generation.userId == session.userId && !generation.stream.isFinished {
+            generation.stream.endAudience(session.sessionId, with: ended, cause: cause)
+        }
+    }
+
     /// Every generation stops and is forgotten.
     func removeAll() {
         for generation in generations.removeAll() {

@@ -1,5 +1,6 @@
 import MockBackendAPI
 import MockBackendHTTP
+import MockBackendSupport
 
 #if canImport(FoundationEssentials)
 import FoundationEssentials
@@ -23,6 +24,8 @@ package final class PlayerService: Sendable {
     /// Where logins and session endings are published.
     private let events: AdminEventFeed?
     private let clock: SimulationClock
+    /// Told of every session that ends, after its user-info streams have ended.
+    private let sessionEndObservers = LockedValue<[@Sendable (PlayerSession, StreamEndCause) -> Void]>([])
 
     package init(
         accounts: AccountStore, streams: EventStreamRegistry, settings: PlayerSettings, clock: SimulationClock,
@@ -33,6 +36,17 @@ package final class PlayerService: Sendable {
         self.clock = clock
         self.events = events
         userInfo = UserInfoStreams(registry: streams, settings: settings)
+    }
+
+    /// Calls `observer` with every session that ends from now on, and how (the cause its
+    /// streams record), once its user-info streams have ended: how the other APIs' streams
+    /// end with their session.
+    package func onSessionEnd(_ observer: @escaping @Sendable (PlayerSession, StreamEndCause) -> Void) {
+        sessionEndObservers.withLock { $0.append(observer) }
+    }
+
+    private func notifySessionEnd(_ session: PlayerSession, cause: StreamEndCause) {
+        for observer in sessionEndObservers.current { observer(session, cause) }
     }
 
     /// Logs in with a username or email; schedules the TTL expiry when one is set.
@@ -70,6 +84,7 @@ package final class PlayerService: Sendable {
         let count = userInfo.sessionEnded(
             session, with: UserInfoEnvelope(type: UserInfoMessageType.sessionExpiration, body: body),
             cause: reason == .logout ? .logout : .sessionExpired)
+        notifySessionEnd(session, cause: reason == .logout ? .logout : .sessionExpired)
         events?.publish(
             .sessionExpired,
             [
@@ -89,6 +104,7 @@ package final class PlayerService: Sendable {
         let count = userInfo.sessionEnded(
             session, with: UserInfoEnvelope(type: UserInfoMessageType.sessionTerminated, body: body),
             cause: .sessionTerminated)
+        notifySessionEnd(session, cause: .sessionTerminated)
         events?.publish(
             .sessionTerminated,
             [

@@ -12,7 +12,9 @@ extension EventStream {
     package func finish() {
         let finishing = state.withLock { state -> [Subscriber] in
             state.finished = true
-            return state.subscribers.values.filter { $0.replayFrom == nil }
+            let live = state.subscribers.values.filter { $0.phase == .live }
+            for subscriber in live { Self.stopSending(to: subscriber, in: &state) }
+            return live
         }
         for subscriber in finishing {
             subscriber.record.noteEnding(.finished)
@@ -21,17 +23,16 @@ extension EventStream {
     }
 
     /// Ends every subscriber's connection (or one) now, as `mode` says, with `cause` in the
-    /// journal. Returns how many were ended.
+    /// journal. Returns how many were ended: every subscriber still connected, those asked
+    /// to end before included (a blackholed connection never takes a clean end; a reset
+    /// disconnect still ends it).
     @discardableResult
     package func disconnect(connection: UInt64? = nil, mode: DisconnectMode = .broken, cause: StreamEndCause = .admin)
         -> Int
     {
-        // Unsubscribed here, not when the connection has closed: the close takes a hop onto
-        // the connection's loop, and an event published in between would otherwise be
-        // counted in the journal as delivered to a connection that never gets it.
         let leaving = state.withLock { state in
             let leaving = state.subscribers.values.filter { connection == nil || $0.sink.connectionID == connection }
-            for subscriber in leaving { Self.unsubscribe(subscriber, from: &state) }
+            for subscriber in leaving { Self.stopSending(to: subscriber, in: &state) }
             return leaving
         }
         for subscriber in leaving {
@@ -68,12 +69,13 @@ extension EventStream {
             if state.endedAudiences.count > Self.endedAudienceLimit {
                 state.audiences[state.endedAudiences.removeFirst()] = nil
             }
-            let members = state.subscribers.values.filter { $0.audience == audience }
+            let members = state.subscribers.values.filter { $0.audience == audience && $0.phase != .ending }
             var ending: [Subscriber] = []
-            for subscriber in members where subscriber.replayFrom == nil {
+            for subscriber in members where subscriber.phase == .live {
+                // Noted up to now before the event sent to it alone.
+                Self.stopSending(to: subscriber, in: &state)
                 subscriber.sink.write([logged])
                 subscriber.record.noteWritten(id: logged.wireID)
-                Self.unsubscribe(subscriber, from: &state)
                 ending.append(subscriber)
             }
             return ending + members.filter { $0.replayFrom != nil }
@@ -92,11 +94,11 @@ extension EventStream {
         guard let timeout = settings.idleTimeout else { return }
         let idle = state.withLock { state -> [Subscriber] in
             let idle = state.subscribers.values.filter { subscriber in
-                guard subscriber.replayFrom == nil else { return false }
+                guard subscriber.phase == .live else { return false }
                 let lastActivity = max(subscriber.activeSince, state.lastEventAt ?? subscriber.activeSince)
                 return now - lastActivity >= timeout
             }
-            for subscriber in idle { Self.unsubscribe(subscriber, from: &state) }
+            for subscriber in idle { Self.stopSending(to: subscriber, in: &state) }
             return idle
         }
         for subscriber in idle {

@@ -54,7 +54,7 @@ extension EventStream {
             }
             let start = replayStart(for: lastEventID, audience: audience, sink: sink, record: record, in: state)
             state.subscribers[connection] = Subscriber(
-                sink: sink, record: record, audience: audience, activeSince: now, replayFrom: start)
+                sink: sink, record: record, audience: audience, activeSince: now, phase: .catchingUp(from: start))
             return writeReplayBatch(of: connection, in: &state)
         }
         feed?.publishConnected(record.snapshot)
@@ -63,7 +63,9 @@ extension EventStream {
         sink.onEnd { [weak self] reason in
             let retry = self?.state.withLock { state -> Int? in
                 if let subscriber = state.subscribers[connection], subscriber.sink === sink {
-                    Self.unsubscribe(subscriber, from: &state)
+                    Self.stopSending(to: subscriber, in: &state)
+                    state.subscribers[connection] = nil
+                    state.subscribers.shrinkIfSparse()
                 }
                 return state.retry
             }
@@ -128,21 +130,23 @@ extension EventStream {
             subscriber.record.noteWritten(count: batch.count, ids: batch.lazy.map(\.wireID))
         }
         guard next > state.log.lastSequence else {
-            subscriber.replayFrom = next
+            subscriber.phase = .catchingUp(from: next)
             state.subscribers[connection] = subscriber
             return true
         }
-        subscriber.replayFrom = nil
         if let audience = subscriber.audience, let end = state.audiences[audience]?.end {
             // Its audience's last event was in the replay: the end follows it.
-            state.subscribers[connection] = nil
+            subscriber.phase = .ending
+            state.subscribers[connection] = subscriber
             subscriber.record.noteEnding(end.cause)
             subscriber.sink.finish(.complete)
         } else if state.finished {
-            state.subscribers[connection] = nil
+            subscriber.phase = .ending
+            state.subscribers[connection] = subscriber
             subscriber.record.noteEnding(.finished)
             subscriber.sink.finish(.complete)
         } else {
+            subscriber.phase = .live
             state.subscribers[connection] = subscriber
             state.broadcast.insert(subscriber.sink)
             state.ledger.open(connection, record: subscriber.record, at: state.log.lastSequence)
@@ -160,29 +164,33 @@ extension EventStream {
         sink.whenDrained(toAtMost: Self.replayLowWater) { [weak self] in
             guard let self else { return }
             let more = state.withLock { state -> Bool in
-                guard state.subscribers[connection]?.sink === sink else { return false }
+                guard let subscriber = state.subscribers[connection], subscriber.sink === sink,
+                    subscriber.replayFrom != nil
+                else { return false }
                 return writeReplayBatch(of: connection, in: &state)
             }
             if more { continueReplay(of: connection, sink: sink) }
         }
     }
 
-    /// Takes a subscriber out of the stream's state; it gets nothing more from it.
-    static func unsubscribe(_ subscriber: Subscriber, from state: inout State) {
+    /// Moves a subscriber to `.ending`: out of the broadcast (its written events noted up to
+    /// now) and its replay stopped, so it gets nothing more from the stream. It stays
+    /// among the subscribers until its connection ends (`attach`'s end handler).
+    static func stopSending(to subscriber: Subscriber, in state: inout State) {
         let connection = subscriber.sink.connectionID
-        state.subscribers[connection] = nil
-        state.subscribers.shrinkIfSparse()
-        if subscriber.replayFrom == nil {
+        if subscriber.phase == .live {
             state.broadcast.remove(subscriber.sink)
             state.ledger.close(connection, at: state.log.lastSequence)
         }
+        var ending = subscriber
+        ending.phase = .ending
+        state.subscribers[connection] = ending
     }
 
     /// Counts what the live subscriber on `connection` got up to now into its record.
     private func settleDeliveries(of connection: UInt64, sink: any StreamSink) {
         state.withLock { state in
-            guard let subscriber = state.subscribers[connection], subscriber.sink === sink,
-                subscriber.replayFrom == nil
+            guard let subscriber = state.subscribers[connection], subscriber.sink === sink, subscriber.phase == .live
             else { return }
             state.ledger.settle(connection, at: state.log.lastSequence)
         }

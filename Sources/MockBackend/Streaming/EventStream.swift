@@ -25,6 +25,19 @@ import ServerSentEvents
 ///   last event and the end, however close to the end it arrives.
 package final class EventStream: Sendable {
     struct Subscriber {
+        /// Where a subscriber is in its life.
+        enum Phase: Equatable {
+            /// Being replayed what it missed, from this sequence on; in no broadcast.
+            case catchingUp(from: Int)
+            /// In the broadcast: it gets every event as it is published.
+            case live
+            /// Asked to end (its stream finished, an admin disconnected it, it was idle, its
+            /// audience ended): it gets nothing more, and stays a subscriber until its
+            /// connection has ended, so a connection that never takes its end (blackholed)
+            /// can still be disconnected, and is listed while it is open.
+            case ending
+        }
+
         let sink: any StreamSink
         let record: StreamConnectionRecord
         /// The audience it belongs to (a player session id), if any.
@@ -32,8 +45,13 @@ package final class EventStream: Sendable {
         /// Simulated time of its last event sent to it alone, or of its connect: with the
         /// stream's last event, what the idle close measures from.
         var activeSince: Duration
-        /// While catching up: the sequence its replay goes on from. Nil once live.
-        var replayFrom: Int?
+        var phase: Phase
+
+        /// The sequence its replay goes on from, while it catches up.
+        var replayFrom: Int? {
+            if case .catchingUp(let sequence) = phase { return sequence }
+            return nil
+        }
     }
 
     /// One audience: where it began in the log, and its last event once it has ended.
@@ -174,7 +192,7 @@ package final class EventStream: Sendable {
     package func send(_ event: StreamEvent, retry: Int? = nil, toConnection connection: UInt64) -> Bool {
         let now = clock.now
         return state.withLock { state in
-            guard var subscriber = state.subscribers[connection] else { return false }
+            guard var subscriber = state.subscribers[connection], subscriber.phase != .ending else { return false }
             let sink = subscriber.sink
             sink.write(
                 StreamPayload(
@@ -185,7 +203,7 @@ package final class EventStream: Sendable {
                     events: 1))
             subscriber.activeSince = now
             state.subscribers[connection] = subscriber
-            if subscriber.replayFrom == nil {
+            if subscriber.phase == .live {
                 state.ledger.sentAlone(id: event.frame.id, to: connection, at: state.log.lastSequence)
             } else {
                 subscriber.record.noteWritten(id: event.frame.id)
@@ -211,9 +229,9 @@ package final class EventStream: Sendable {
                 for subscriber in state.subscribers.values where subscriber.replayFrom != nil {
                     subscriber.sink.writeNotice(bytes)
                 }
-                return state.subscribers.count
+                return state.subscribers.values.filter { $0.phase != .ending }.count
             }
-            guard let subscriber = state.subscribers[connection] else { return 0 }
+            guard let subscriber = state.subscribers[connection], subscriber.phase != .ending else { return 0 }
             subscriber.sink.writeNotice(bytes)
             return 1
         }

@@ -93,13 +93,13 @@ package final class EventStreamRegistry: Sendable {
         var started: [SimulationClock.Timer] = []
         if heartbeat > .zero {
             started.append(
-                clock.repeating(every: heartbeat) { [weak self] in
+                clock.repeating(every: heartbeat, order: .housekeeping) { [weak self] in
                     for stream in self?.unread ?? [] { stream.sendHeartbeat() }
                 })
         }
         if idleCheck > .zero {
             started.append(
-                clock.repeating(every: idleCheck) { [weak self] in
+                clock.repeating(every: idleCheck, order: .housekeeping) { [weak self] in
                     guard let self else { return }
                     let now = clock.now
                     for stream in unread where stream.settings.idleTimeout != nil {

@@ -12,6 +12,8 @@ public enum GenerationEventType {
     public static let completed = "completed"
     /// `GenerationFailedEvent`.
     public static let failed = "failed"
+    /// `GenerationSessionEndedEvent`: the connection's session ended.
+    public static let error = "error"
 }
 
 /// `event: progress`, after each step. Schema `GenerationProgressEvent` in
@@ -99,6 +101,25 @@ public struct GenerationFailedEvent: WireEvent, Codable, Sendable, Equatable {
         self.status = status
         self.progress = progress
         self.error = error
+        self.code = code
+        self.message = message
+    }
+}
+
+/// `event: error`, the last event a connection of a generation stream gets when the session
+/// whose bearer token opened it ends (expired, logged out, terminated): the generation goes
+/// on, but this connection is over, and a reconnect with that token answers 401. A client
+/// logs in again and resumes with Last-Event-ID, or polls with the new token.
+public struct GenerationSessionEndedEvent: WireEvent, Codable, Sendable, Equatable {
+    /// `error`.
+    public static var eventType: String? { GenerationEventType.error }
+
+    /// `SESSION_EXPIRED`.
+    public var code: String
+    /// What happened, for people.
+    public var message: String
+
+    public init(code: String = "SESSION_EXPIRED", message: String = "The session has ended; log in again.") {
         self.code = code
         self.message = message
     }

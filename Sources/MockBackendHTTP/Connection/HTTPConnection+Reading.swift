@@ -67,7 +67,8 @@ extension HTTPConnection {
     /// Feeds bytes to the parser and queues what it finds; after an upgrade to WebSocket,
     /// to the frame decoder instead.
     private func receive(_ bytes: UnsafeRawBufferPointer) {
-        guard !stoppedReading else { return }
+        // A blackholed connection reads only to notice its client leave (`enterBlackhole`).
+        guard !stoppedReading, !isBlackholed else { return }
         if webSocket != nil {
             receiveWebSocket(bytes)
             return

@@ -74,14 +74,15 @@ extension HTTPConnection {
         tally.noteDropped(due.dropped)
     }
 
-    /// Sends nothing and reads nothing from now on, and keeps the socket open: the pause
-    /// never ends, and later writes are dropped. Only a close ends it.
+    /// Sends nothing and answers nothing from now on, and keeps the socket open: the pause
+    /// never ends, and later writes are dropped. What the client sends is still read, and
+    /// thrown away (`receive`), so that its FIN or RST is seen: a client that gives up is
+    /// released, not left in CLOSE-WAIT holding a descriptor. Only a close ends it.
     private func enterBlackhole() {
         outbound.removeAll()
         isPausing = true
         isBlackholed = true
         disarmWrite()
-        stopReading()
     }
 
     func handleWritable() {

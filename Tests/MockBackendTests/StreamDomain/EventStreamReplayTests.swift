@@ -71,6 +71,18 @@ struct EventStreamReplayTests {
         #expect(bench.subscribe(lastEventID: "77", audience: "s1").events.isEmpty)
     }
 
+    /// Deltas (the user-info stream) past retention: what is retained of the session's own,
+    /// without a `reset` notice, which is no frame of that backend (its clients decode
+    /// every frame as a `{"type","body"}` envelope).
+    @Test func deltasPastRetentionReplayWhatIsRetainedWithoutANotice() {
+        let bench = StreamBench(settings: EventStreamSettings(replay: .deltas), retention: 2)
+        bench.stream.openAudience("s1")
+        bench.publish(#"{"type":"A","body":{}}"#, #"{"type":"B","body":{}}"#, #"{"type":"C","body":{}}"#)
+        let sink = bench.subscribe(lastEventID: "1", audience: "s1")
+        #expect(sink.events.map(\.id) == ["2", "3"])
+        #expect(sink.events.allSatisfy { $0.type == nil && $0.data.hasPrefix(#"{"type":"#) })
+    }
+
     @Test func aBacklogIsReplayedAtTheReadersPaceAndGoesLiveAtItsEnd() {
         let bench = StreamBench()
         let payload = String(repeating: "x", count: 1000)

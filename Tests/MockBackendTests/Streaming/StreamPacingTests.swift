@@ -123,12 +123,15 @@ struct StreamPacingTests {
 
             // While it is connected: counted up to now on every read.
             #expect(stream.snapshot.subscribers.first?.deliveredCount == 251)
-            var record = try #require(server.app.streams.journal.snapshots(stream: "channels/counted").first)
-            #expect(record.deliveredCount == 251)
-            #expect(record.deliveredIds == Array(expected.prefix(StreamConnectionRecordLimit.ids)))
+            let live = try #require(server.app.streams.journal.snapshots(stream: "channels/counted").first)
+            #expect(live.deliveredCount == 251)
+            #expect(live.deliveredIds == Array(expected.prefix(StreamConnectionRecordLimit.ids)))
+            // An event counts once it has left for the socket, on the connection's loop.
             stream.publish(ServerSentEvent(data: "251"))
-            record = try #require(server.app.streams.journal.snapshots(stream: "channels/counted").first)
-            #expect(record.deliveredCount == 252)
+            #expect(
+                await eventually {
+                    server.app.streams.journal.snapshots(stream: "channels/counted").first?.deliveredCount == 252
+                })
 
             // After it has gone, the count stays; later events are not counted.
             reader.client.close()
@@ -137,7 +140,7 @@ struct StreamPacingTests {
                     server.app.streams.journal.snapshots(stream: "channels/counted").first?.endedAt != nil
                 })
             stream.publish(ServerSentEvent(data: "252"))
-            record = try #require(server.app.streams.journal.snapshots(stream: "channels/counted").first)
+            let record = try #require(server.app.streams.journal.snapshots(stream: "channels/counted").first)
             #expect(record.deliveredCount == 252)
             #expect(record.deliveredIds.count == StreamConnectionRecordLimit.ids)
 
