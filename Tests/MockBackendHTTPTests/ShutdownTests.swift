@@ -50,6 +50,6 @@ struct ShutdownTests {
         #expect(await client.waitForClose() == .fin)
         #expect(await eventually { closed.current })
         // Also keeps the connection alive until here: its sources hold it only weakly.
-        #expect(loop.queue.sync { connection.lifecycle } == .closed)
+        #expect(loop.queue.sync { connection.machine.phase } == .closed)
     }
 }

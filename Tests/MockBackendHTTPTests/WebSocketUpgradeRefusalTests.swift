@@ -67,6 +67,6 @@ struct WebSocketUpgradeRefusalTests {
         #expect(registry.writers.current.isEmpty)
         // Also keeps the connection alive until here: its sources hold it only weakly.
         client.close()
-        #expect(await eventually { loop.queue.sync { connection.lifecycle } == .closed })
+        #expect(await eventually { loop.queue.sync { connection.machine.phase } == .closed })
     }
 }

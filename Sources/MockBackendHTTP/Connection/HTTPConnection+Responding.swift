@@ -7,34 +7,27 @@ extension HTTPConnection {
         guard !isProcessing else { return }
         isProcessing = true
         defer { isProcessing = false }
-        while current == nil, lifecycle == .open, !pending.isEmpty {
+        while current == nil, machine.phase == .open, !pending.isEmpty {
             switch pending.removeFirst() {
             case .request(let request): respond(to: request)
             case .failure(let error): respondToParseFailure(error)
             }
         }
-        guard lifecycle == .open else { return }
-        if current == nil, pending.isEmpty, peerClosed || shuttingDown {
-            // A client that has left gets no FIN dance; during shutdown the close is
-            // graceful (FIN, then drain), as it is for an idle connection.
-            if peerClosed {
-                close(reason: .clientClosed)
-            } else {
-                closeAfterWrites()
-            }
-            return
-        }
-        if pending.count < context.configuration.maxPipelinedRequests, outbound.unsentBytes < 1 << 20,
-            !parser.isAwaitingUpgrade
-        {
-            resumeReading()
-        }
-        updateDeadline()
+        guard machine.phase == .open, upgraded == nil else { return }
+        let idle = current == nil && pending.isEmpty
+        apply(
+            machine.pendingProcessed(
+                idle: idle, writesPending: !channel.outbound.isEmpty || channel.isPausing,
+                canReadMore: pending.count < context.configuration.maxPipelinedRequests
+                    && channel.outbound.unsentBytes < 1 << 20 && !parser.isAwaitingUpgrade,
+                activity: activity, at: .now))
     }
 
     private func respond(to request: HTTPRequest) {
         let response = context.responder.respond(to: request)
-        start(response, to: request, keepAlive: request.wantsKeepAlive && !shuttingDown && !peerClosed)
+        start(
+            response, to: request,
+            keepAlive: request.wantsKeepAlive && !machine.shuttingDown && !machine.peerClosed)
     }
 
     private func respondToParseFailure(_ error: HTTPParseError) {
@@ -47,19 +40,19 @@ extension HTTPConnection {
     /// Queues the head (and a full body) of `response` and, for a stream, hands the
     /// producer its writer.
     func start(_ original: HTTPResponse, to request: HTTPRequest, keepAlive requestedKeepAlive: Bool) {
-        // No timeout runs while a response is in flight. Passing through `.none` even for a
-        // response written at once re-arms the phase after it (see `setDeadline`).
-        setDeadline(.none)
+        // No timeout runs while a response is in flight. Passing through it even for a
+        // response written at once re-arms the timeout after it.
+        apply(machine.update(.responding, at: .now))
         let (response, deflater) = applyingCompression(to: original, for: request)
         var keepAlive = requestedKeepAlive
         let isHead = request.method == "HEAD"
         let version: HTTPVersion = request.version == .http10 ? .http10 : .http11
         var flight = ResponseInFlight(
-            request: request, status: response.status, keepAlive: keepAlive, chunked: false,
-            shaper: response.shaper, writer: nil, producing: false, deflater: deflater, endReason: nil,
-            startedAt: .now)
+            request: request, status: response.status, keepAlive: keepAlive, chunked: false, writer: nil,
+            producing: false, deflater: deflater, endReason: nil, startedAt: .now)
         let resetContent = response.status == HTTPResponseEncoder.resetContent
         let bodyless = isHead || resetContent || HTTPResponseEncoder.statusForbidsBody(response.status)
+        channel.shaper = response.shaper
 
         switch response.body {
         case .bytes(let body):
@@ -67,10 +60,10 @@ extension HTTPConnection {
                 HTTPResponseEncoder.statusForbidsBody(response.status)
                 ? .none : .length(resetContent ? 0 : body.count)
             current = flight
-            if flight.shaper == nil {
+            if response.shaper == nil {
                 // Head and body in one write: with TCP_NODELAY a separate small write per part
                 // would cost a delayed-ACK round trip on every request.
-                outbound.append(
+                channel.outbound.append(
                     .bytes(
                         HTTPResponseEncoder.head(
                             status: response.status, headers: response.headers, version: version, framing: framing,
@@ -79,9 +72,9 @@ extension HTTPConnection {
                 let head = HTTPResponseEncoder.head(
                     status: response.status, headers: response.headers, version: version, framing: framing,
                     keepAlive: keepAlive)
-                enqueueShaped(head, kind: .head)
-                if !bodyless { enqueueShaped(body, kind: .body) }
-                enqueueShaped([], kind: .end)
+                channel.enqueue(head, kind: .head)
+                if !bodyless { channel.enqueue(body, kind: .body) }
+                channel.enqueue([], kind: .end)
             }
         case .stream(let produce):
             // HTTP/1.0 has no chunked coding: the body ends when the connection does.
@@ -95,18 +88,19 @@ extension HTTPConnection {
                 status: response.status, headers: response.headers, version: version, framing: framing,
                 keepAlive: keepAlive)
             current = flight
-            enqueueShaped(head, kind: .head)
+            channel.enqueue(head, kind: .head)
             if bodyless {
-                enqueueShaped([], kind: .end)
+                channel.enqueue([], kind: .end)
             } else {
                 let writer = ResponseBodyWriter(connection: self)
                 current?.writer = writer
                 current?.producing = true
-                if flight.shaper == nil, deflater == nil {
+                channel.deliveries = writer.deliveries
+                if response.shaper == nil, deflater == nil {
                     plainStream = PlainStream(writer: ObjectIdentifier(writer), chunked: chunked)
                 }
-                flush()
-                guard lifecycle != .closed else { return }
+                channel.flush()
+                guard machine.phase != .closed else { return }
                 produce(writer)
             }
         case .webSocket(let upgrade):
@@ -116,13 +110,13 @@ extension HTTPConnection {
         // An upgrade request answered without switching: what followed it is HTTP, parsed
         // now that this response is queued ahead of any answer to it (a 100 Continue).
         declineUpgradeIfAwaiting()
-        flush()
+        channel.flush()
     }
 
     /// Whether `writer` is the current response's and may still write. Reads fields of
     /// `current` in place: copying the whole in-flight response costs retains per write.
     private func isProducing(_ writer: ResponseBodyWriter) -> Bool {
-        lifecycle != .closed && current?.writer === writer && current?.producing == true
+        machine.phase != .closed && current?.writer === writer && current?.producing == true
     }
 
     /// A write from a stream's producer; stale writers (an earlier response) are ignored.
@@ -130,90 +124,39 @@ extension HTTPConnection {
         guard isProducing(writer) else { return }
         let encoded = current?.deflater?.compress(bytes) ?? bytes
         guard !encoded.isEmpty else { return }
-        enqueueStreamBytes(current?.chunked == true ? HTTPResponseEncoder.chunk(encoded) : encoded, events: 0)
+        channel.writeStream(
+            current?.chunked == true ? HTTPResponseEncoder.chunk(encoded) : encoded, kind: .body, events: 0)
     }
 
     /// A write of bytes framed in advance (a broadcast), carrying `events` events.
     func streamWrite(_ prepared: PreparedBodyPart, events: Int, from writer: ResponseBodyWriter) {
         if let plain = plainStream, plain.writer == ObjectIdentifier(writer) {
-            enqueueStreamBytes(
+            channel.writeStream(
                 plain.chunked ? prepared.chunk ?? HTTPResponseEncoder.chunk(prepared.raw) : prepared.raw,
-                events: events)
+                kind: .body, events: events)
             return
         }
         guard isProducing(writer) else { return }
         if let deflater = current?.deflater {
-            // Each connection's deflate state differs: a compressed stream cannot share
-            // the broadcast's framing.
-            // A flushed deflate block holds every event written so far: an empty one adds
-            // nothing new, and the events count once its block is out.
+            // Each connection's deflate state differs: a compressed stream cannot share the
+            // broadcast's framing. A flushed deflate block holds every event written so far:
+            // an empty one adds nothing new, and the events count once its block is out.
             let encoded = deflater.compress(prepared.raw)
             guard !encoded.isEmpty else { return }
-            enqueueStreamBytes(current?.chunked == true ? HTTPResponseEncoder.chunk(encoded) : encoded, events: events)
+            channel.writeStream(
+                current?.chunked == true ? HTTPResponseEncoder.chunk(encoded) : encoded, kind: .body, events: events)
             return
         }
         let chunked = current?.chunked == true
-        enqueueStreamBytes(
-            chunked ? prepared.chunk ?? HTTPResponseEncoder.chunk(prepared.raw) : prepared.raw, events: events)
+        channel.writeStream(
+            chunked ? prepared.chunk ?? HTTPResponseEncoder.chunk(prepared.raw) : prepared.raw, kind: .body,
+            events: events)
     }
 
     /// The producer dropped the connection on purpose.
     func abortStream(from writer: ResponseBodyWriter, reset: Bool) {
-        guard lifecycle != .closed, current?.writer === writer else { return }
+        guard machine.phase != .closed, current?.writer === writer else { return }
         close(reason: .aborted, reset: reset)
-    }
-
-    /// Queues framed stream bytes carrying `events` events, or disconnects a reader that has
-    /// fallen too far behind. With nothing queued before them and no shaper, the bytes go
-    /// straight to the socket.
-    private func enqueueStreamBytes(_ framed: [UInt8], events: Int) {
-        if plainStream != nil, outbound.isEmpty, !writeArmed, !isPausing {
-            writeDirectly(framed, events: events)
-            return
-        }
-        if outbound.unsentBytes + framed.count > context.configuration.maxUnsentStreamBytes {
-            disconnectSlowReader()
-            return
-        }
-        enqueueShaped(framed, kind: .body, events: events)
-        flush()
-    }
-
-    /// Writes stream bytes that nothing is queued before: one system call, and only what the
-    /// socket does not take now is queued (the common case of a broadcast to thousands of
-    /// readers that keep up costs no queue operations at all). Their `events` are delivered
-    /// once their last byte is written.
-    func writeDirectly(_ bytes: [UInt8], events: Int) {
-        let result: IOResult
-        let stream = stream  // a closure capturing `self` would retain the connection
-        do {
-            result = try bytes.withUnsafeBytes { buffer throws(SocketError) in try stream.write(buffer) }
-        } catch {
-            close(reason: .clientClosed)
-            return
-        }
-        var written = 0
-        if case .processed(let count) = result {
-            if count == bytes.count {
-                if events > 0 { streamDeliveries?.noteDelivered(events) }
-                return
-            }
-            written = count
-        }
-        // The bound applies to what the socket did not take.
-        if bytes.count - written > context.configuration.maxUnsentStreamBytes {
-            disconnectSlowReader()
-            return
-        }
-        outbound.appendMerging(Array(bytes[written...]), limit: Self.mergedWriteLimit)
-        outbound.append(.delivered(events: events))
-        flush()
-    }
-
-    func disconnectSlowReader() {
-        context.logger.info(
-            "disconnecting slow reader", metadata: ["connection": "\(id)", "unsent": "\(outbound.unsentBytes)"])
-        close(reason: .slowReader)
     }
 
     /// The producer ended the stream.
@@ -229,53 +172,28 @@ extension HTTPConnection {
         current?.endReason = reason
         plainStream = nil
         if let trailer = flight.deflater?.finish() {
-            enqueueShaped(flight.chunked ? HTTPResponseEncoder.chunk(trailer) : trailer, kind: .body)
+            channel.enqueue(flight.chunked ? HTTPResponseEncoder.chunk(trailer) : trailer, kind: .body)
         }
-        enqueueShaped(flight.chunked ? HTTPResponseEncoder.lastChunk : [], kind: .end)
+        channel.enqueue(flight.chunked ? HTTPResponseEncoder.lastChunk : [], kind: .end)
         if !flight.chunked { current?.keepAlive = false }
         // The writer learns of the end once the last bytes are out (`completeCurrent`) or
         // the connection closes: its deliveries are complete by then.
-        flush()
-    }
-
-    /// Largest write that stream bytes queued behind a slow socket are merged into.
-    static let mergedWriteLimit = 64 * 1024
-
-    /// Queues one write of the response through its shaper, if it has one, with a mark
-    /// after the segments that end its `events` stream events, unless the shaper marks
-    /// them itself (`ResponseShaper.marksEvents`).
-    func enqueueShaped(_ bytes: [UInt8], kind: ResponseWriteKind, events: Int = 0) {
-        if var shaper = current?.shaper {
-            let segments = shaper.shape(bytes, kind: kind)
-            current?.shaper = shaper
-            outbound.append(contentsOf: segments)
-            if !shaper.marksEvents { outbound.append(.delivered(events: events)) }
-        } else if kind == .body || kind == .message {
-            outbound.appendMerging(bytes, limit: Self.mergedWriteLimit)
-            outbound.append(.delivered(events: events))
-        } else {
-            outbound.append(.bytes(bytes))
-        }
-    }
-
-    /// Where the current stream's deliveries are counted: the response's writer, or the
-    /// WebSocket's.
-    var streamDeliveries: DeliveryTally? {
-        webSocket?.writer.deliveries ?? current?.writer?.deliveries
+        channel.flush()
     }
 
     /// Everything of the current response is written.
     func completeCurrent() {
         guard let flight = current else { return }
         current = nil
-        servedRequests += 1
+        channel.deliveries = nil
+        channel.shaper = nil
         context.statistics.withLock { $0.requestsServed += 1 }
         flight.writer?.markEnded(flight.endReason ?? .finished)
         logEnd(of: flight, reason: flight.endReason ?? .finished)
-        if flight.keepAlive, !shuttingDown {
-            processPending()
-        } else {
-            closeAfterWrites()
-        }
+        if !flight.keepAlive || machine.shuttingDown { pending.removeAll() }
+        apply(
+            machine.responseCompleted(
+                keepAlive: flight.keepAlive, writesPending: !channel.outbound.isEmpty || channel.isPausing,
+                at: .now))
     }
 }

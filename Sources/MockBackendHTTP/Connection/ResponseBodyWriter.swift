@@ -105,7 +105,7 @@ public final class ResponseBodyWriter: StreamSink, @unchecked Sendable {
         toAtMost threshold: Int, progress: @escaping @Sendable () -> Void, _ body: @escaping @Sendable () -> Void
     ) {
         guard let connection else { return body() }
-        connection.whenDrained(toAtMost: threshold, progress: progress, body)
+        connection.channel.whenDrained(toAtMost: threshold, progress: progress, body)
     }
 
     /// Runs `handler` once when the stream ends, or at once if it already has.

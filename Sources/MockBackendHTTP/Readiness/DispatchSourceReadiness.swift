@@ -18,6 +18,8 @@ final class DispatchSourceReadiness: SocketReadiness {
     private var writable: (() -> Void)?
     private var readSuspended = false
     private var writeArmed = false
+    /// A read source fires again while the end of stream waits to be read.
+    let peerHungUp = false
 
     init(fileDescriptor: Int32, queue: DispatchQueue, statistics: LockedValue<ServerStatistics>) {
         self.fileDescriptor = fileDescriptor

@@ -15,6 +15,9 @@ final class EpollReadiness: SocketReadiness {
     private var writable: (() -> Void)?
     private var readSuspended = false
     private var writeArmed = false
+    /// Set by an event with `EPOLLRDHUP` or `EPOLLHUP`: with edge triggering no later event
+    /// announces the end of stream that follows the bytes it came with.
+    private(set) var peerHungUp = false
 
     init(loop: EpollLoop, fileDescriptor: Int32) {
         self.loop = loop
@@ -32,6 +35,7 @@ final class EpollReadiness: SocketReadiness {
     func handle(_ events: UInt32) {
         let input = mockbackend_epoll_in | mockbackend_epoll_rdhup | mockbackend_epoll_hup | mockbackend_epoll_err
         let output = mockbackend_epoll_out | mockbackend_epoll_hup | mockbackend_epoll_err
+        if events & (mockbackend_epoll_rdhup | mockbackend_epoll_hup) != 0 { peerHungUp = true }
         if events & input != 0, !readSuspended { readable?() }
         if events & output != 0, writeArmed, token != nil { writable?() }
     }

@@ -13,6 +13,10 @@ protocol SocketReadiness: AnyObject {
     /// Returns false when the socket cannot be watched (the system's limit on watched
     /// descriptors); the connection then closes.
     func activate(readable: @escaping () -> Void, writable: @escaping () -> Void) -> Bool
+    /// Whether the socket reported that the peer closed its side (an edge that came with the
+    /// last bytes): a short read then does not mean the socket is drained, the end of stream
+    /// still waits to be read. False where the mechanism signals the end on its own.
+    var peerHungUp: Bool { get }
     /// Stops delivering `readable` until `resumeReading`.
     func suspendReading()
     /// Delivers `readable` again, at once if input waits.

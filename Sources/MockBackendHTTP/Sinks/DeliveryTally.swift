@@ -36,29 +36,45 @@ public final class DeliveryTally: Sendable {
     /// Notes `count` more events that have left for the client.
     package func noteDelivered(_ count: Int) {
         guard count > 0 else { return }
-        state.withLock { state in
-            state.delivered += count
-            state.position += count
-        }
+        state.withLock { $0.noteDelivered(count) }
     }
 
     /// Notes `count` more events dropped on the way (a `mute` fault).
     package func noteDropped(_ count: Int) {
         guard count > 0 else { return }
-        state.withLock { state in
-            let start = state.position
-            state.position += count
-            guard start < Self.trackedPositions else { return }
-            if let last = state.dropped.last, last.upperBound == start {
-                state.dropped[state.dropped.count - 1] = last.lowerBound..<state.position
-            } else {
-                state.dropped.append(start..<state.position)
-            }
-        }
+        state.withLock { $0.noteDropped(count) }
+    }
+
+    /// Runs `write` — one write to the transport, which may complete events — with the
+    /// tally held, so that what it notes is seen together with the write: a reader of the
+    /// tally (a journal read once the client has an event) never finds fewer events than
+    /// the client may already have read.
+    package func whileWriting<Result>(_ write: (inout Snapshot) throws -> Result) rethrows -> Result {
+        try state.withLock { try write(&$0) }
     }
 }
 
 extension DeliveryTally.Snapshot {
+    /// Notes `count` more events that have left for the client.
+    package mutating func noteDelivered(_ count: Int) {
+        delivered += count
+        position += count
+    }
+
+    /// Notes `count` more events dropped on the way; positions are kept in detail below
+    /// `DeliveryTally.trackedPositions` only.
+    package mutating func noteDropped(_ count: Int) {
+        guard count > 0 else { return }
+        let start = position
+        position += count
+        guard start < DeliveryTally.trackedPositions else { return }
+        if let last = dropped.last, last.upperBound == start {
+            dropped[dropped.count - 1] = last.lowerBound..<position
+        } else {
+            dropped.append(start..<position)
+        }
+    }
+
     /// The elements of `written` (what was written to the sink, in order) that have been
     /// delivered: those at positions not dropped, up to the delivered count.
     public func delivered<Element>(of written: some Sequence<Element>) -> [Element] {

@@ -33,7 +33,7 @@ public final class WebSocketWriter: @unchecked Sendable {
     }
 
     /// Strong while the connection lives (see above).
-    private var connection: HTTPConnection?
+    private var connection: WebSocketConnection?
     let queue: DispatchQueue
     private let state = LockedValue(State())
 
@@ -45,11 +45,11 @@ public final class WebSocketWriter: @unchecked Sendable {
     /// written to the socket.
     public let deliveries = DeliveryTally()
 
-    init(connection: HTTPConnection) {
+    init(connection: WebSocketConnection) {
         self.connection = connection
         queue = connection.queue
-        connectionID = connection.id
-        maxUnsentBytes = connection.context.configuration.maxUnsentStreamBytes
+        connectionID = connection.channel.id
+        maxUnsentBytes = connection.channel.maxUnsentBytes
     }
 
     /// Sends a text message, in one frame.
@@ -68,13 +68,13 @@ public final class WebSocketWriter: @unchecked Sendable {
     }
 
     private func send(frame: [UInt8]) {
-        onLoop { connection in connection.webSocketSend(frame, from: self) }
+        onLoop { connection in connection.send(frame, from: self) }
     }
 
     /// Runs `body` on the connection's loop: at once when called from a message handler
     /// (already on the loop, inside `deliver`), else in a block queued there. Nothing once
     /// the connection has ended.
-    private func onLoop(_ body: @escaping @Sendable (HTTPConnection) -> Void) {
+    private func onLoop(_ body: @escaping @Sendable (WebSocketConnection) -> Void) {
         let inline: Bool? = state.withLock { state in
             guard state.closeEvent == nil else { return nil }
             guard let thread = state.deliveringThread else { return false }
@@ -89,7 +89,7 @@ public final class WebSocketWriter: @unchecked Sendable {
 
     /// Sends `messages`; on the connection's loop (`StreamSink.writeOnExecutor`).
     func sendOnLoop(_ messages: PreparedWebSocketMessages) {
-        connection?.webSocketSend(messages, from: self)
+        connection?.send(messages, from: self)
     }
 
     /// Starts the closing handshake (RFC 6455 §7.1.2): sends a close frame with `code` and
@@ -98,13 +98,13 @@ public final class WebSocketWriter: @unchecked Sendable {
     /// connection, the server first (§7.1.1). Later calls do nothing.
     public func close(code: WebSocketCloseCode = .normalClosure, reason: String = "") {
         let payload = WebSocketClosePayload(code: code, reason: reason)
-        onLoop { connection in connection.closeWebSocket(payload, from: self) }
+        onLoop { connection in connection.close(payload, from: self) }
     }
 
     /// Drops the connection now, without a close frame: the client sees the TCP connection
     /// end (FIN, or RST with `reset`) as when the network cuts it, and reports 1006.
     public func abort(reset: Bool = false) {
-        onLoop { connection in connection.abortWebSocket(from: self, reset: reset) }
+        onLoop { connection in connection.abort(from: self, reset: reset) }
     }
 
     /// Runs `handler` once when the connection has ended, or at once if it already has.

@@ -1,4 +1,4 @@
-extension HTTPConnection {
+extension SocketChannel {
     /// Someone waiting for this connection's unsent bytes to fall to `threshold` or below.
     struct DrainWaiter {
         let threshold: Int
@@ -16,7 +16,7 @@ extension HTTPConnection {
         toAtMost threshold: Int, progress: @escaping @Sendable () -> Void, _ resume: @escaping @Sendable () -> Void
     ) {
         assertOnQueue()
-        if lifecycle == .closed || outbound.unsentBytes <= threshold {
+        if isClosed || outbound.unsentBytes <= threshold {
             resume()
         } else {
             drainWaiters.append(DrainWaiter(threshold: threshold, progress: progress, resume: resume))
@@ -27,7 +27,7 @@ extension HTTPConnection {
     /// tells the others when the queue went down (`progressed`).
     func resumeDrainWaiters(progressed: Bool) {
         guard !drainWaiters.isEmpty else { return }
-        let unsent = lifecycle == .closed ? 0 : outbound.unsentBytes
+        let unsent = isClosed ? 0 : outbound.unsentBytes
         var ready: [DrainWaiter] = []
         drainWaiters.removeAll { waiter in
             guard unsent <= waiter.threshold else { return false }
