@@ -15,11 +15,10 @@ struct FaultMiddleware: HTTPMiddleware {
         var response = try answer(request, rule.fault, next: next)
         response.notes["fault"] = "\(rule.fault.kind) \(rule.id)"
         feed.publish(
-            .faultFired,
-            [
-                "fault": .string(rule.id), "kind": .string(rule.fault.kind), "method": .string(request.method),
-                "target": .string(request.target), "connection": .integer(Int(request.connectionID)),
-            ])
+            .faultFired(
+                .init(
+                    fault: rule.id, kind: rule.fault.kind, method: request.method, target: request.target,
+                    connection: request.connectionID)))
         return response
     }
 

@@ -60,8 +60,10 @@ package final class RequestJournal: Sendable {
         }
         events?.publish(
             RequestEvent(
-                id: id, method: request.method, target: request.target, status: status, durationMs: milliseconds,
-                connection: request.connectionID, fault: fault, at: now))
+                request: AdminFeedEvent.Request(
+                    id: id, method: request.method, target: request.target, status: status, durationMs: milliseconds,
+                    connection: request.connectionID, fault: fault),
+                at: now))
     }
 
     /// Entries, newest first, that `matcher` accepts and that arrived at or after `since`.

@@ -7,8 +7,8 @@ import FoundationNetworking
 
 /// A typed client of a running mock's admin API (`/__admin`, documented in
 /// `openapi/openapi.yaml`), for tests: each call sends one request over HTTP and returns
-/// the answer decoded into the public types of `MockBackend` and `MockBackendAPI`, or into
-/// the kit's own where those have none. A status other than the call's success throws
+/// the answer decoded into `MockBackendAPI`'s admin types, the same the server encodes and
+/// decodes. A status other than the call's success throws
 /// `UnexpectedResponseError`, with the server's `code` and `detail`.
 ///
 /// ```swift
