@@ -28,9 +28,6 @@ public struct HTTPResponse: Sendable {
     /// Shapes the bytes of this response on their way to the socket; the seam the fault
     /// layer uses to delay, fragment, cut or reset a response. Nil sends bytes as they come.
     public var shaper: (any ResponseShaper)?
-    /// Notes that travel with the response inside the server and are never sent, e.g. the
-    /// fault that acted on it, for the request journal.
-    public var notes: [String: String] = [:]
 
     public init(status: Int = 200, headers: HTTPHeaders = HTTPHeaders(), body: Body = .bytes([])) {
         self.status = status
