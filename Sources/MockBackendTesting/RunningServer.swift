@@ -80,7 +80,7 @@ public func withRunningServer<Result: Sendable>(
 /// Starts a bare `HTTPServer` with `responder` on 127.0.0.1:0, runs `body`, and always
 /// stops it. For tests of the HTTP core that need no mock routes; `logger` gets what the
 /// server logs (nothing is kept by default).
-public func withHTTPServer<Result: Sendable>(
+package func withHTTPServer<Result: Sendable>(
     configuration: HTTPServerConfiguration = HTTPServerConfiguration(),
     responder: any HTTPResponder,
     logger: Logger = Logger(label: "mockbackend.test", factory: { _ in SwiftLogNoOpLogHandler() }),
