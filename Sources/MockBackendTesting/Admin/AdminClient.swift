@@ -54,7 +54,7 @@ public struct AdminClient: Sendable {
     public var imports: Imports { Imports(http: http) }
     /// Image generations: list, complete, fail.
     public var generations: Generations { Generations(http: http) }
-    /// Workflow sessions: create, publish an event, complete.
+    /// Workflow sessions: list, create, publish an event, complete.
     public var workflows: Workflows { Workflows(http: http) }
     /// The live feed, `GET /__admin/events`: wait for what happens.
     public var events: Events { Events(http: http) }

@@ -1,9 +1,15 @@
 import MockBackend
 
 extension AdminClient {
-    /// `/__admin/workflows`: workflow sessions made and driven without the API key.
+    /// `/__admin/workflows`: workflow sessions listed, made and driven without the API key.
     public struct Workflows: Sendable {
         let http: KitHTTP
+
+        /// `GET /__admin/workflows`: every session, its status, whether it is paused and how
+        /// it was configured.
+        public func list() async throws -> [WorkflowAdminSnapshot] {
+            try await http.call("GET", "/__admin/workflows")
+        }
 
         /// `POST /__admin/workflows`: a new live session; every field may be left out (a
         /// generated id, the defaults). 409 `SESSION_EXISTS` for an id in use.
