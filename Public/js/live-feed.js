@@ -7,7 +7,10 @@
 
 import { feedURL } from "./admin-api.js";
 
-/** Every kind of event the feed carries (its `event:` field). */
+/**
+ * Every kind of event the feed carries (its `event:` field): `AdminFeedEvent.Kind` in
+ * Swift, whose fields `describeFeedEvent` reads (`DashboardContractTests` holds the two together).
+ */
 export const FEED_KINDS = [
   "request",
   "login",

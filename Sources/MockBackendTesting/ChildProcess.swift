@@ -15,8 +15,8 @@ import Darwin
 /// that can run past the end of glibc's buffer, and crashes the whole test process now and
 /// then (swift-corelibs-foundation #5472). The child gets no descriptor of the test process
 /// but its standard input, output and error: the tests' sockets must not stay open in it.
-public final class ChildProcess: Sendable {
-    public let processIdentifier: pid_t
+package final class ChildProcess: Sendable {
+    package let processIdentifier: pid_t
     /// The raw wait status, once the child has ended and been reaped.
     private let waitStatus = LockedValue<Int32?>(nil)
 
@@ -26,7 +26,7 @@ public final class ChildProcess: Sendable {
     ///   - directory: the working directory; nil keeps the test process's.
     ///   - input: a file read as standard input; nil gives `/dev/null`.
     ///   - output: the file standard output and error are appended to.
-    public init(
+    package init(
         executable: String, arguments: [String], environment: [String: String]? = nil, directory: String? = nil,
         input: String? = nil, output: String
     ) throws(SpawnError) {
@@ -81,7 +81,7 @@ public final class ChildProcess: Sendable {
     }
 
     /// Whether the child has not ended yet (reaps it when it has).
-    public var isRunning: Bool {
+    package var isRunning: Bool {
         waitStatus.withLock { status in
             guard status == nil else { return false }
             var raw: Int32 = 0
@@ -92,24 +92,24 @@ public final class ChildProcess: Sendable {
 
     /// The exit status, or the number of the signal that ended the child, as Foundation's
     /// `Process.terminationStatus` gives it. Only meaningful once `isRunning` is false.
-    public var terminationStatus: Int32 {
+    package var terminationStatus: Int32 {
         guard let raw = waitStatus.withLock({ $0 }) else { return -1 }
         let signal = raw & 0x7f
         return signal == 0 ? (raw >> 8) & 0xff : signal
     }
 
-    public func terminate() { send(SIGTERM) }
-    public func interrupt() { send(SIGINT) }
+    package func terminate() { send(SIGTERM) }
+    package func interrupt() { send(SIGINT) }
 
-    public func send(_ signal: Int32) {
+    package func send(_ signal: Int32) {
         guard isRunning else { return }
         kill(processIdentifier, signal)
     }
 
-    public struct SpawnError: Error, CustomStringConvertible {
-        public let call: String
-        public let code: Int32
-        public var description: String { "\(call) failed: \(String(cString: strerror(code)))" }
+    package struct SpawnError: Error, CustomStringConvertible {
+        package let call: String
+        package let code: Int32
+        package var description: String { "\(call) failed: \(String(cString: strerror(code)))" }
     }
 
     #if canImport(Glibc)

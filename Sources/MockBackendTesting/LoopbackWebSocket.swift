@@ -15,7 +15,7 @@ import Darwin
 /// `cancel(code:)` from any thread shuts the socket down, which ends that wait at once.
 /// The descriptor itself is closed only when the connection is released, so it can never
 /// be reused by another socket while a wait is on it.
-public final class LoopbackWebSocket: WebSocketConnection {
+package final class LoopbackWebSocket: WebSocketConnection {
     /// The sending side: a pong from the reader and a close from `cancel` never interleave.
     private struct Link {
         let client: RawHTTPClient
@@ -43,7 +43,7 @@ public final class LoopbackWebSocket: WebSocketConnection {
         reader = LockedValue(Reader(pending: received))
     }
 
-    public func receive() async throws -> WebSocketMessage {
+    package func receive() async throws -> WebSocketMessage {
         while true {
             guard link.withLock({ $0.isOpen }) else { throw WebSocketTransportError.cancelled }
             let frame = reader.withLock { reader -> RawWebSocketFrame? in
@@ -59,7 +59,7 @@ public final class LoopbackWebSocket: WebSocketConnection {
         }
     }
 
-    public func cancel(code: UInt16) {
+    package func cancel(code: UInt16) {
         shutDown(sending: .close(code: code))
     }
 

@@ -3,15 +3,15 @@ import MockBackendHTTP
 /// A frame as a test writes it or reads it, every bit of the header free: reserved bits,
 /// opcodes no one defined, masked or not. For tests that must send what a real client
 /// never would.
-public struct RawWebSocketFrame: Sendable, Equatable, CustomStringConvertible {
-    public var fin: Bool
+package struct RawWebSocketFrame: Sendable, Equatable, CustomStringConvertible {
+    package var fin: Bool
     /// RSV1-3 as the three low bits (RFC 6455 §5.2).
-    public var rsv: UInt8
-    public var opcode: UInt8
-    public var masked: Bool
-    public var payload: [UInt8]
+    package var rsv: UInt8
+    package var opcode: UInt8
+    package var masked: Bool
+    package var payload: [UInt8]
 
-    public init(fin: Bool = true, rsv: UInt8 = 0, opcode: UInt8, masked: Bool = true, payload: [UInt8] = []) {
+    package init(fin: Bool = true, rsv: UInt8 = 0, opcode: UInt8, masked: Bool = true, payload: [UInt8] = []) {
         self.fin = fin
         self.rsv = rsv
         self.opcode = opcode
@@ -19,30 +19,30 @@ public struct RawWebSocketFrame: Sendable, Equatable, CustomStringConvertible {
         self.payload = payload
     }
 
-    public static func text(_ text: String, fin: Bool = true) -> RawWebSocketFrame {
+    package static func text(_ text: String, fin: Bool = true) -> RawWebSocketFrame {
         RawWebSocketFrame(fin: fin, opcode: 1, payload: Array(text.utf8))
     }
 
-    public static func close(code: UInt16? = 1000, reason: String = "") -> RawWebSocketFrame {
+    package static func close(code: UInt16? = 1000, reason: String = "") -> RawWebSocketFrame {
         let payload = code.map { [UInt8($0 >> 8), UInt8($0 & 0xFF)] + Array(reason.utf8) } ?? []
         return RawWebSocketFrame(opcode: 8, payload: payload)
     }
 
     /// The payload as text.
-    public var text: String { String(decoding: payload, as: UTF8.self) }
+    package var text: String { String(decoding: payload, as: UTF8.self) }
 
     /// The status code of a close frame; nil when it has none.
-    public var closeCode: UInt16? {
+    package var closeCode: UInt16? {
         payload.count >= 2 ? UInt16(payload[0]) << 8 | UInt16(payload[1]) : nil
     }
 
-    public var description: String {
+    package var description: String {
         "opcode=\(opcode) fin=\(fin) rsv=\(rsv) masked=\(masked) \(payload.count) bytes"
     }
 
     /// The frame on the wire, masked with `mask` when `masked` (RFC 6455 §5.2, §5.3). The
     /// length takes its shortest form.
-    public func encoded(mask: [UInt8] = [0x37, 0xFA, 0x21, 0x3D]) -> [UInt8] {
+    package func encoded(mask: [UInt8] = [0x37, 0xFA, 0x21, 0x3D]) -> [UInt8] {
         var bytes: [UInt8] = [(fin ? 0x80 : 0) | (rsv & 7) << 4 | (opcode & 0x0F)]
         let maskBit: UInt8 = masked ? 0x80 : 0
         let count = payload.count
@@ -64,7 +64,7 @@ public struct RawWebSocketFrame: Sendable, Equatable, CustomStringConvertible {
 
     /// Reads one frame (masked or not) from the start of `bytes`: the frame and the bytes
     /// it took, or nil while it is incomplete.
-    public static func decode(_ bytes: [UInt8]) -> (frame: RawWebSocketFrame, size: Int)? {
+    package static func decode(_ bytes: [UInt8]) -> (frame: RawWebSocketFrame, size: Int)? {
         guard bytes.count >= 2 else { return nil }
         var offset = 2
         var length = Int(bytes[1] & 0x7F)
@@ -88,22 +88,22 @@ public struct RawWebSocketFrame: Sendable, Equatable, CustomStringConvertible {
 }
 
 /// A loopback WebSocket client over `RawHTTPClient`: sends any bytes, reads server frames.
-public final class RawWebSocketClient {
-    public let connection: RawHTTPClient
+package final class RawWebSocketClient {
+    package let connection: RawHTTPClient
     /// The 101 response of the handshake.
-    public private(set) var handshake: RawResponse?
+    package private(set) var handshake: RawResponse?
     /// Bytes received after the handshake and not yet read as frames.
     private var pending: [UInt8] = []
 
     /// A key of 16 bytes in base64, as RFC 6455 §1.3's example.
-    public static let sampleKey = "dGhlIHNhbXBsZSBub25jZQ=="
+    package static let sampleKey = "dGhlIHNhbXBsZSBub25jZQ=="
 
-    public init(_ connection: RawHTTPClient) {
+    package init(_ connection: RawHTTPClient) {
         self.connection = connection
     }
 
     /// Connects to `port` and upgrades `GET path`; throws unless the answer is 101.
-    public static func connect(port: Int, path: String = "/", extraHeaders: String = "") async throws
+    package static func connect(port: Int, path: String = "/", extraHeaders: String = "") async throws
         -> RawWebSocketClient
     {
         let client = RawWebSocketClient(try RawHTTPClient(port: port))
@@ -113,29 +113,29 @@ public final class RawWebSocketClient {
     }
 
     /// The bytes of an opening handshake (RFC 6455 §4.1); `extraHeaders` are CRLF-ended lines.
-    public static func upgradeRequest(path: String, key: String = sampleKey, extraHeaders: String = "") -> String {
+    package static func upgradeRequest(path: String, key: String = sampleKey, extraHeaders: String = "") -> String {
         "GET \(path) HTTP/1.1\r\nHost: 127.0.0.1\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n"
             + "Sec-WebSocket-Key: \(key)\r\nSec-WebSocket-Version: 13\r\n\(extraHeaders)\r\n"
     }
 
     /// Sends the opening handshake and reads the answer.
-    public func upgrade(path: String, extraHeaders: String = "") async throws -> RawResponse {
+    package func upgrade(path: String, extraHeaders: String = "") async throws -> RawResponse {
         try connection.send(Self.upgradeRequest(path: path, extraHeaders: extraHeaders))
         let response = try await connection.readResponse()
         handshake = response
         return response
     }
 
-    public func send(_ frame: RawWebSocketFrame) throws {
+    package func send(_ frame: RawWebSocketFrame) throws {
         try connection.send(frame.encoded())
     }
 
-    public func send(bytes: [UInt8]) throws {
+    package func send(bytes: [UInt8]) throws {
         try connection.send(bytes)
     }
 
     /// Reads the next frame the server sends.
-    public func readFrame(timeout: Duration = .seconds(20)) async throws -> RawWebSocketFrame {
+    package func readFrame(timeout: Duration = .seconds(20)) async throws -> RawWebSocketFrame {
         let deadline = ContinuousClock.now + TestTiming.scaled(timeout)
         while true {
             pending += connection.takeBuffer()
@@ -151,7 +151,7 @@ public final class RawWebSocketClient {
     }
 
     /// Reads frames until one that is not a ping (the server's own pings are skipped).
-    public func readFrameSkippingPings(timeout: Duration = .seconds(20)) async throws -> RawWebSocketFrame {
+    package func readFrameSkippingPings(timeout: Duration = .seconds(20)) async throws -> RawWebSocketFrame {
         while true {
             let frame = try await readFrame(timeout: timeout)
             if frame.opcode != 9 { return frame }
@@ -160,7 +160,7 @@ public final class RawWebSocketClient {
 
     /// Whether the server sends nothing more: reads until it closes and returns how, with
     /// any frames that came first.
-    public func readUntilClosed(timeout: Duration = .seconds(20)) async -> (
+    package func readUntilClosed(timeout: Duration = .seconds(20)) async -> (
         frames: [RawWebSocketFrame], end: RawCloseOutcome
     ) {
         let end = await connection.waitForClose(timeout: timeout)
@@ -173,7 +173,7 @@ public final class RawWebSocketClient {
         return (frames, end)
     }
 
-    public func close() {
+    package func close() {
         connection.close()
     }
 }

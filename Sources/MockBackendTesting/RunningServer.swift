@@ -1,9 +1,10 @@
 // One `import MockBackendTesting` is enough in a test file: this module re-exports what a
 // test of a client against the mock names —
-// - `MockBackend`: `MockBackendApp` (`RunningServer.app`), `MockBackendConfiguration`, the
-//   typed `Fault` and `FaultRule.Match`, `RequestMatcher`, `DisconnectMode`, the journal and
-//   stream snapshots the admin client returns;
-// - `MockBackendAPI`: the wire types (`PlayerLoginResponse`, `ImportStatus`, `JSONValue`, …);
+// - `MockBackend`: `MockBackendApp` (`RunningServer.app`) and `MockBackendConfiguration`;
+// - `MockBackendAPI`: the wire types of the backends (`PlayerLoginResponse`, `ImportStatus`,
+//   `JSONValue`, …) and of the admin API, which the server and `AdminClient` share: the typed
+//   `Fault` and `FaultRule.Match`, `RequestMatcher`, `DisconnectMode`, the journal and stream
+//   snapshots, the live feed's `AdminFeedEvent`;
 // - `ServerSentEvents`: `ServerSentEvent`, the codec;
 // - `MockBackendClient`: `EventSource`, `UserInfoStream`, `JobTracker`, `StatusPoller`.
 // A convenience of a testing module: app code imports the modules it uses one by one.
@@ -79,7 +80,7 @@ public func withRunningServer<Result: Sendable>(
 /// Starts a bare `HTTPServer` with `responder` on 127.0.0.1:0, runs `body`, and always
 /// stops it. For tests of the HTTP core that need no mock routes; `logger` gets what the
 /// server logs (nothing is kept by default).
-public func withHTTPServer<Result: Sendable>(
+package func withHTTPServer<Result: Sendable>(
     configuration: HTTPServerConfiguration = HTTPServerConfiguration(),
     responder: any HTTPResponder,
     logger: Logger = Logger(label: "mockbackend.test", factory: { _ in SwiftLogNoOpLogHandler() }),

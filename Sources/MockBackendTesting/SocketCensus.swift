@@ -3,8 +3,8 @@ import Foundation
 /// Counts this process's open socket descriptors whose local port is `port`: the server
 /// side of every connection a test server accepted, and nothing another test opened.
 /// Reads /proc, so it is Linux only; elsewhere it returns nil.
-public enum SocketCensus {
-    public static func serverSideDescriptors(port: Int) -> Int? {
+package enum SocketCensus {
+    package static func serverSideDescriptors(port: Int) -> Int? {
         #if os(Linux)
         var inodes = Set<String>()
         for table in ["/proc/net/tcp", "/proc/net/tcp6"] {

@@ -23,8 +23,8 @@ extension MockBackendConfiguration {
 /// Only meaningful where the sources are on disk: this package's own tests, on the machine
 /// that built them. A test bundle on a device or in a simulator has no such folder; the
 /// server needs none (`MockBackendConfiguration.forTesting()`).
-public enum PackageRoot {
-    public static let path: String = {
+package enum PackageRoot {
+    package static let path: String = {
         var url = URL(fileURLWithPath: #filePath)
         while url.path != "/" {
             url.deleteLastPathComponent()

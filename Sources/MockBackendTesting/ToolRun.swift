@@ -2,12 +2,12 @@ import Foundation
 
 /// A command-line tool (curl, openssl, python3) run by a test, its output in a file so no
 /// pipe is watched in the test process. Stopped when released.
-public final class ToolRun: Sendable {
-    public let process: ChildProcess
+package final class ToolRun: Sendable {
+    package let process: ChildProcess
     private let outputFile: URL
 
     /// - Parameter executable: a path (`/usr/bin/env` finds a tool on `PATH`).
-    public init(_ executable: String, _ arguments: [String], stdin: String? = nil) throws {
+    package init(_ executable: String, _ arguments: [String], stdin: String? = nil) throws {
         outputFile = FileManager.default.temporaryDirectory.appendingPathComponent("tool-\(UUID().uuidString).out")
         var inputFile: URL?
         if let stdin {
@@ -27,10 +27,10 @@ public final class ToolRun: Sendable {
     }
 
     /// Everything written so far, stdout and stderr together.
-    public var output: String { (try? String(contentsOf: outputFile, encoding: .utf8)) ?? "" }
+    package var output: String { (try? String(contentsOf: outputFile, encoding: .utf8)) ?? "" }
 
     /// Waits for the end and returns the exit status; nil if it ran past `timeout` (then it is stopped).
-    public func exitStatus(timeout: Duration = .seconds(20)) async -> Int32? {
+    package func exitStatus(timeout: Duration = .seconds(20)) async -> Int32? {
         let deadline = ContinuousClock.now + TestTiming.scaled(timeout)
         while process.isRunning, ContinuousClock.now < deadline { try? await Task.sleep(for: .milliseconds(10)) }
         guard !process.isRunning else {
@@ -41,7 +41,7 @@ public final class ToolRun: Sendable {
     }
 
     /// Polls the output until it contains `text`.
-    public func waitForOutput(containing text: String, timeout: Duration = .seconds(10)) async -> Bool {
+    package func waitForOutput(containing text: String, timeout: Duration = .seconds(10)) async -> Bool {
         let deadline = ContinuousClock.now + TestTiming.scaled(timeout)
         while ContinuousClock.now < deadline {
             if output.contains(text) { return true }

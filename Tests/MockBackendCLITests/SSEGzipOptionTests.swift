@@ -32,7 +32,7 @@ struct SSEGzipOptionTests {
 
         // The head goes out just before the stream subscribes the connection: a push that
         // reached no one (`"delivered":0`) is made again.
-        #expect(try await Self.pushUntilDelivered(#"{"data":"from the cli"}"#, port: port))
+        #expect(try await Self.pushUntilDelivered("from the cli", port: port))
         let event = "data: from the cli\n\n"
         let deadline = ContinuousClock.now + TestTiming.scaled(.seconds(5))
         var text = ""
@@ -48,15 +48,12 @@ struct SSEGzipOptionTests {
         #expect(await server.waitForExit(timeout: .seconds(10)) == 0)
     }
 
-    /// Pushes `body` to `channels/cli` until one subscriber got it.
-    private static func pushUntilDelivered(_ body: String, port: Int) async throws -> Bool {
+    /// Pushes `data` to `channels/cli` until one subscriber got it.
+    private static func pushUntilDelivered(_ data: String, port: Int) async throws -> Bool {
+        let admin = AdminClient(baseURL: try #require(URL(string: "http://127.0.0.1:\(port)")))
         let deadline = ContinuousClock.now + TestTiming.scaled(.seconds(5))
         while ContinuousClock.now < deadline {
-            let push = try RawHTTPClient(port: port)
-            try push.send(
-                "POST /__admin/streams/channels/cli/events HTTP/1.1\r\nHost: t\r\nContent-Type: application/json\r\n"
-                    + "Content-Length: \(body.utf8.count)\r\n\r\n\(body)")
-            if try await push.readResponse().text.contains(#""delivered":1"#) { return true }
+            if try await admin.streams.push(to: "channels/cli", data: .string(data)).delivered == 1 { return true }
             try await Task.sleep(for: .milliseconds(10))
         }
         return false

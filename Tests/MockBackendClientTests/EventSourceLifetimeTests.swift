@@ -27,7 +27,7 @@ struct EventSourceLifetimeTests {
             }
             source.start()
             #expect(await eventually { subscribers(server, "channels/cancelled") == 1 })
-            _ = try await adminPush(server, stream: "channels/cancelled", #"{"data":"one"}"#)
+            try await server.admin.streams.push(to: "channels/cancelled", data: .string("one"))
             #expect(await eventually { received.current == 1 })
             reader.cancel()
             #expect(await eventually { subscribers(server, "channels/cancelled") == 0 })

@@ -39,7 +39,7 @@ struct EventSourceRequestProviderTests {
             collected.follow(source)
             source.start()
             #expect(await eventually { source.state == .open })
-            _ = try await adminPush(server, stream: "channels/tokens", #"{"data":"one"}"#)
+            try await server.admin.streams.push(to: "channels/tokens", data: .string("one"))
             #expect(await eventually { collected.data == ["one"] })
             try await server.admin.streams.disconnect("channels/tokens")
             #expect(await eventually { server.app.streams.journal.snapshots(stream: "channels/tokens").count == 2 })

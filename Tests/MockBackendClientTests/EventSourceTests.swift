@@ -8,21 +8,6 @@ import ServerSentEvents
 import TestSupport
 import Testing
 
-/// Pushes an event into a stream through the admin API, as a test author would.
-func adminPush(_ server: RunningServer, stream: String, _ body: String) async throws -> RawResponse {
-    let client = try server.connect()
-    try client.send(
-        "POST /__admin/streams/\(stream)/events HTTP/1.1\r\nHost: t\r\nContent-Type: application/json\r\n"
-            + "Content-Length: \(body.utf8.count)\r\n\r\n\(body)")
-    return try await client.readResponse()
-}
-
-func adminPost(_ server: RunningServer, _ path: String, _ body: String = "") async throws -> RawResponse {
-    let client = try server.connect()
-    try client.send("POST \(path) HTTP/1.1\r\nHost: t\r\nContent-Length: \(body.utf8.count)\r\n\r\n\(body)")
-    return try await client.readResponse()
-}
-
 /// Collects what an event source yields, for assertions from the test task.
 final class Collected: Sendable {
     let events = LockedValue<[ServerSentEvent]>([])
@@ -67,18 +52,22 @@ struct EventSourceTests {
                 await eventually {
                     server.app.streams.existingStream(named: "channels/resume")?.snapshot.subscribers.count == 1
                 })
-            for index in 1...5 { _ = try await adminPush(server, stream: "channels/resume", #"{"data":"e\#(index)"}"#) }
+            for index in 1...5 {
+                try await server.admin.streams.push(to: "channels/resume", data: .string("e\(index)"))
+            }
             #expect(await eventually { collected.events.current.count == 5 })
 
             // Drop the connection; events published while the client is away are replayed.
-            #expect(try await adminPost(server, "/__admin/streams/channels/resume/disconnect").status == 200)
-            for index in 6...8 { _ = try await adminPush(server, stream: "channels/resume", #"{"data":"e\#(index)"}"#) }
+            try await server.admin.streams.disconnect("channels/resume")
+            for index in 6...8 {
+                try await server.admin.streams.push(to: "channels/resume", data: .string("e\(index)"))
+            }
             #expect(
                 await eventually {
                     server.app.streams.existingStream(named: "channels/resume")?.snapshot.subscribers.count == 1
                 })
             for index in 9...10 {
-                _ = try await adminPush(server, stream: "channels/resume", #"{"data":"e\#(index)"}"#)
+                try await server.admin.streams.push(to: "channels/resume", data: .string("e\(index)"))
             }
             #expect(await eventually { collected.events.current.count >= 10 })
             try await Task.sleep(for: .milliseconds(100))
@@ -101,12 +90,10 @@ struct EventSourceTests {
 
     @Test(
         "receives every event intact under a fragment fault",
-        arguments: [#"{"kind":"fragment","bytes":1,"delayMs":2}"#, #"{"kind":"fragment","split":"crlf","delayMs":10}"#])
-    func fragmentedStream(_ fault: String) async throws {
+        arguments: [Fault.fragment(.bytes(1), pauseMilliseconds: 2), .fragment(.crlf, pauseMilliseconds: 10)])
+    func fragmentedStream(_ fault: Fault) async throws {
         try await withRunningServer { server in
-            let rule = #"{"match":{"path":"/sse/channels/fragments"},"fault":\#(fault)}"#
-            let added = try await server.request("POST", "/__admin/faults", body: rule)
-            #expect(added.status == 201)
+            try await server.admin.faults.add(fault, match: .init(path: "/sse/channels/fragments"))
             let source = EventSource(
                 url: server.baseURL.appendingPathComponent("sse/channels/fragments"),
                 configuration: .init(policy: fastPolicy))
@@ -135,9 +122,9 @@ struct EventSourceTests {
                 await eventually {
                     server.app.streams.existingStream(named: "channels/retry")?.snapshot.subscribers.count == 1
                 })
-            _ = try await adminPush(server, stream: "channels/retry", #"{"data":"slow down","retry":600}"#)
+            try await server.admin.streams.push(to: "channels/retry", data: .string("slow down"), retry: 600)
             #expect(await eventually { collected.events.current.count == 1 })
-            _ = try await adminPost(server, "/__admin/streams/channels/retry/disconnect")
+            try await server.admin.streams.disconnect("channels/retry")
             #expect(
                 await eventually(timeout: .seconds(15)) {
                     server.app.streams.journal.snapshots(stream: "channels/retry").count == 2

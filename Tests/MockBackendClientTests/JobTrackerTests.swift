@@ -39,14 +39,12 @@ func uploadImport(
 
 /// Moves the server's manual clock.
 func advance(_ server: RunningServer, ms: Int) async throws {
-    let response = try await server.request("POST", "/__admin/clock/advance", body: #"{"ms":\#(ms)}"#)
-    try #require(response.status == 200)
+    try await server.admin.clock.advance(by: .milliseconds(ms))
 }
 
 /// The stream journal of an import, through the admin API.
 private func connections(_ server: RunningServer, _ jobId: String) async throws -> [StreamConnectionSnapshot] {
-    let response = try await server.request("GET", "/__admin/streams/connections?stream=imports/\(jobId)")
-    return try JSONDecoder().decode([StreamConnectionSnapshot].self, from: Data(response.body))
+    try await server.admin.streams.connections(stream: "imports/\(jobId)")
 }
 
 /// The same journal read in-process, for waiting on it.
@@ -57,11 +55,10 @@ private func journal(_ server: RunningServer, _ jobId: String) -> [StreamConnect
 /// How many status reads the tracker of `jobId` made (its requests carry its `X-Client-Id`;
 /// the test's own reads do not).
 private func statusReads(_ server: RunningServer, _ jobId: String) async throws -> Int {
-    let matcher =
-        #"{"method":"GET","urlPath":"/\#(ImportPaths.status(jobId: jobId))","#
-        + #""headers":{"X-Client-Id":{"equalTo":"tracker-\#(jobId)"}}}"#
-    let response = try await server.request("POST", "/__admin/requests/count", body: matcher)
-    return try JSONDecoder().decode([String: Int].self, from: Data(response.body))["count"] ?? -1
+    var matcher = RequestMatcher(method: "GET")
+    matcher.urlPath = "/" + ImportPaths.status(jobId: jobId)
+    matcher.headers = ["X-Client-Id": .init(equalTo: "tracker-\(jobId)")]
+    return try await server.admin.requests.count(matcher)
 }
 
 /// Collects what a tracker reports, for assertions from the test task.
@@ -159,8 +156,7 @@ struct JobTrackerTests {
             #expect(await eventually { followed.eventIDs.count == 5 })
             #expect(followed.updates.current.compactMap(\.progress).last?.fraction == 0.4)
 
-            let disconnected = try await server.request("POST", "/__admin/streams/imports/\(jobId)/disconnect")
-            #expect(disconnected.status == 200)
+            try await server.admin.streams.disconnect("imports/\(jobId)")
             for _ in 0..<2 { try await advance(server, ms: 200) }  // ids 6 and 7 while the client is away
             #expect(await eventually { journal(server, jobId).count == 2 })
             try await runToTheEnd(server, jobId)
@@ -185,7 +181,7 @@ struct JobTrackerTests {
     @Test func reconnectingAfterCompleteGets204AndTheSameOutcome() async throws {
         try await withRunningServer(manualServerConfiguration()) { server in
             let jobId = try await uploadImport(server, rows: 20, badEvery: 4)
-            _ = try await server.request("POST", "/__admin/imports/\(jobId)/complete")
+            try await server.admin.imports.complete(jobId)
             let first = importTracker(server, jobId, clock: TestClock.automatic())
             first.start()
             let streamed = try await first.outcome
@@ -199,9 +195,7 @@ struct JobTrackerTests {
             #expect(streamed == .completed(ImportSummary(totalRows: 20, successfulRows: 15, failedRows: 5)))
             #expect(followed.events.isEmpty)
             #expect(followed.statuses.map(\.status) == [.complete])
-            let streamRequests = try JSONDecoder().decode(
-                [JournaledRequest].self,
-                from: Data(try await server.request("GET", "/__admin/requests?path=/api/v2/imports/*/stream").body))
+            let streamRequests = try await server.admin.requests.list(path: "/api/v2/imports/*/stream")
             #expect(streamRequests.first?.status == 204)
             #expect(
                 streamRequests.first?.headers.first { $0.key.lowercased() == "last-event-id" }?.value == lastEventID)
@@ -223,7 +217,7 @@ struct JobTrackerTests {
             tracker.suspend()
             #expect(tracker.phase == .suspended)
             #expect(await eventually { journal(server, jobId).first?.endedAt != nil })
-            _ = try await server.request("POST", "/__admin/imports/\(jobId)/complete")
+            try await server.admin.imports.complete(jobId)
             clock.advance(by: .seconds(40))
             tracker.resume()
 
@@ -272,8 +266,7 @@ struct JobTrackerTests {
             tracker.start()
             try await advance(server, ms: 500)
             #expect(await eventually { followed.eventIDs.count >= 2 })
-            _ = try await server.request(
-                "POST", "/__admin/imports/\(jobId)/fail", body: #"{"code":"DISK_FULL","message":"No space"}"#)
+            try await server.admin.imports.fail(jobId, code: "DISK_FULL", message: "No space")
             #expect(try await tracker.outcome == .failed(JobFailure(code: "DISK_FULL", message: "No space")))
             #expect(await eventually { followed.ended.current })
             guard case .error(let error) = followed.events.last else {
@@ -299,7 +292,7 @@ struct JobTrackerTests {
             let followed = Followed(tracker)
             tracker.start()
             #expect(await eventually { tracker.phase == .polling && followed.statuses.count >= 2 })
-            _ = try await server.request("POST", "/__admin/imports/\(jobId)/fail")
+            try await server.admin.imports.fail(jobId)
             #expect(try await tracker.outcome == .failed(.unspecified))
             #expect(await eventually { followed.ended.current })
             #expect(followed.statuses.last?.status == .error)
@@ -398,7 +391,7 @@ struct GenerationTrackerTests {
             let followed = Followed(tracker)
             tracker.start()
             #expect(await eventually { server.app.streams.journal.snapshots(stream: "generations/\(id)").count == 1 })
-            for _ in 0..<10 { _ = try await server.request("POST", "/__admin/clock/advance", body: #"{"ms":1000}"#) }
+            for _ in 0..<10 { try await advance(server, ms: 1000) }
             let outcome = try await tracker.outcome
             #expect(outcome == .completed(GenerationSummary(imageUrl: "/api/generations/\(id)/image.png")))
             #expect(await eventually { followed.ended.current })
@@ -429,16 +422,14 @@ struct GenerationTrackerTests {
             let polled = try pollingGenerationTracker(server, polledId, token: token, configuration: Self.quick)
             streamed.start()
             polled.start()
-            _ = try await server.request("POST", "/__admin/clock/advance", body: #"{"ms":3000}"#)
+            try await advance(server, ms: 3000)
             #expect(
                 await eventually {
                     server.app.streams.journal.snapshots(stream: "generations/\(streamedId)").count == 1
                         && polled.phase == .polling
                 })
             for id in [streamedId, polledId] {
-                let failed = try await server.request(
-                    "POST", "/__admin/generations/\(id)/fail", body: #"{"message":"GPU out of memory"}"#)
-                #expect(failed.status == 200)
+                try await server.admin.generations.fail(id, message: "GPU out of memory")
             }
             let expected = JobOutcome<GenerationSummary>.failed(JobFailure(message: "GPU out of memory"))
             #expect(try await streamed.outcome == expected)
@@ -457,7 +448,7 @@ struct GenerationTrackerTests {
             let followed = Followed(tracker)
             tracker.start()
             #expect(await eventually { followed.statuses.count >= 3 })
-            _ = try await server.request("POST", "/__admin/generations/\(id)/complete")
+            try await server.admin.generations.complete(id)
             #expect(
                 try await tracker.outcome == .completed(GenerationSummary(imageUrl: "/api/generations/\(id)/image.png"))
             )

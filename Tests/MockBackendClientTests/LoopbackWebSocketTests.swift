@@ -25,7 +25,7 @@ struct LoopbackWebSocketTests {
     @Test func deliversMessagesThenTheCloseAndAnswersIt() async throws {
         try await withRunningServer(manualServerConfiguration()) { server in
             let jobId = try await uploadImport(server, rows: 20)
-            _ = try await server.request("POST", "/__admin/imports/\(jobId)/complete")
+            try await server.admin.imports.complete(jobId)
             let connection = try await LoopbackWebSocketTransport().connect(try request(server, jobId: jobId))
             var types: [String] = []
             var close: WebSocketMessage?

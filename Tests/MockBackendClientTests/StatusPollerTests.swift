@@ -50,7 +50,7 @@ struct StatusPollerTests {
             }
             #expect(await eventually { seen.current.count >= 2 })
             #expect(seen.current.first?.status == .queued)
-            _ = try await server.request("POST", "/__admin/imports/\(jobId)/complete")
+            try await server.admin.imports.complete(jobId)
             #expect(await eventually { ended.current })
             let last = try #require(seen.current.last)
             #expect(last.status == .complete)
@@ -64,7 +64,7 @@ struct StatusPollerTests {
     @Test func aFailedStatusEndsPollingToo() async throws {
         try await withRunningServer(manualServerConfiguration()) { server in
             let jobId = try await uploadImport(server, rows: 10)
-            _ = try await server.request("POST", "/__admin/imports/\(jobId)/fail")
+            try await server.admin.imports.fail(jobId)
             let poller = StatusPoller<ImportStatus>(
                 url: server.baseURL.appendingPathComponent(ImportPaths.status(jobId: jobId)), interval: .seconds(1),
                 clock: TestClock.automatic())

@@ -81,7 +81,7 @@ struct TrackingPolicyTests {
                 ended.withLock { $0 = true }
             }
             #expect(await eventually { seen.current >= 4 })
-            _ = try await server.request("POST", "/__admin/imports/\(jobId)/complete")
+            try await server.admin.imports.complete(jobId)
             #expect(await eventually { ended.current })
             let sleeps = clock.sleeps
             #expect(Array(sleeps.prefix(3)) == [.seconds(3), .seconds(4), .milliseconds(4500)])

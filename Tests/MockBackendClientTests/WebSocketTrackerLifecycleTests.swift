@@ -16,7 +16,7 @@ struct WebSocketTrackerLifecycleTests {
         try await withRunningServer(manualServerConfiguration()) { server in
             let polled = try await V1.upload(server, rows: 100)
             let streamed = try await V1.upload(server, rows: 100)
-            try await V1.fault(server, #"{"kind":"refuse_stream","status":503}"#, times: 1)
+            try await V1.fault(server, .refuseStream(status: 503, hang: false), times: 1)
             let clock = TestClock()
             let pollingTracker = V1.tracker(server, polled, clock: clock)
             pollingTracker.start()
@@ -25,9 +25,7 @@ struct WebSocketTrackerLifecycleTests {
             let followed = try await V1.startAndFollowTwoEvents(server, streamed, socketTracker)
 
             for jobId in [streamed, polled] {
-                let failed = try await server.request(
-                    "POST", "/__admin/imports/\(jobId)/fail", body: #"{"code":"DISK_FULL","message":"No space"}"#)
-                #expect(failed.status == 200)
+                try await server.admin.imports.fail(jobId, code: "DISK_FULL", message: "No space")
             }
             let onTheSocket = try await V1.outcome(of: socketTracker)
             #expect(await eventually { followed.ended.current })

@@ -60,19 +60,15 @@ enum V1 {
 
     /// How many times the tracker of `jobId` read `GET /v1/jobs/{jobId}/status`.
     static func statusReads(_ server: RunningServer, _ jobId: String) async throws -> Int {
-        let matcher =
-            #"{"method":"GET","urlPath":"/\#(ImportPaths.statusV1(jobId: jobId))","#
-            + #""headers":{"X-Client-Id":{"equalTo":"v1-\#(jobId)"}}}"#
-        let response = try await server.request("POST", "/__admin/requests/count", body: matcher)
-        return try JSONDecoder().decode([String: Int].self, from: Data(response.body))["count"] ?? -1
+        var matcher = RequestMatcher(method: "GET")
+        matcher.urlPath = "/" + ImportPaths.statusV1(jobId: jobId)
+        matcher.headers = ["X-Client-Id": .init(equalTo: "v1-\(jobId)")]
+        return try await server.admin.requests.count(matcher)
     }
 
     /// Adds a fault rule on the progress socket's path.
-    static func fault(_ server: RunningServer, _ fault: String, times: Int? = nil) async throws {
-        let limit = times.map { #","times":\#($0)"# } ?? ""
-        let response = try await server.request(
-            "POST", "/__admin/faults", body: #"{"match":{"path":"/ws/progress"},"fault":\#(fault)\#(limit)}"#)
-        try #require(response.status == 201, "\(response.text)")
+    static func fault(_ server: RunningServer, _ fault: Fault, times: Int? = nil) async throws {
+        try await server.admin.faults.add(fault, match: .init(path: "/ws/progress"), times: times)
     }
 
     /// The outcome of a finished job as the V2 tracker sees it on the V2 stream, which

@@ -58,7 +58,7 @@ struct WebSocketTrackerTests {
     @Test func aSocketDroppedAfterEventsHandsOverToPollingEvery3To5s() async throws {
         try await withRunningServer(manualServerConfiguration()) { server in
             let jobId = try await V1.upload(server, rows: 100)
-            try await V1.fault(server, #"{"kind":"drop_after_events","events":2}"#)
+            try await V1.fault(server, .dropAfterEvents(2, reset: false))
             let clock = TestClock()
             let draws = Draws([0, 0.25, 0.999])
             let tracker = V1.tracker(server, jobId, clock: clock, random: { draws.next() })
@@ -91,16 +91,14 @@ struct WebSocketTrackerTests {
 
     /// An admin disconnect: FIN without a close frame, RST, or a close frame 1001 — none is
     /// the end of the job, and none is followed by a reconnection.
-    @Test(arguments: ["{}", #"{"reset":true}"#, #"{"graceful":true}"#])
-    func anAdminDisconnectHandsOverToPolling(_ body: String) async throws {
+    @Test(arguments: [DisconnectMode.broken, .reset, .graceful])
+    func anAdminDisconnectHandsOverToPolling(_ mode: DisconnectMode) async throws {
         try await withRunningServer(manualServerConfiguration()) { server in
             let jobId = try await V1.upload(server, rows: 100)
             let clock = TestClock()
             let tracker = V1.tracker(server, jobId, clock: clock)
             let followed = try await V1.startAndFollowTwoEvents(server, jobId, tracker)
-            let disconnected = try await server.request(
-                "POST", "/__admin/streams/imports/\(jobId)/disconnect", body: body)
-            #expect(disconnected.status == 200)
+            try await server.admin.streams.disconnect("imports/\(jobId)", mode: mode)
             #expect(await eventually { tracker.phase == .polling })
 
             let outcome = try await V1.finishByPolling(server, jobId, tracker, clock: clock)
@@ -117,7 +115,7 @@ struct WebSocketTrackerTests {
     @Test func aBlackholedSocketIsNoticedByTheWatchdogAlone() async throws {
         try await withRunningServer(manualServerConfiguration()) { server in
             let jobId = try await V1.upload(server, rows: 30, badEvery: 10)
-            try await V1.fault(server, #"{"kind":"blackhole","afterEvents":1}"#)
+            try await V1.fault(server, .blackhole(afterEvents: 1))
             let clock = TestClock()
             let tracker = V1.tracker(server, jobId, clock: clock, configure: { $0.webSocketSilence = .seconds(10) })
             let followed = Followed(tracker)
@@ -142,7 +140,7 @@ struct WebSocketTrackerTests {
     @Test func aRefusedUpgradeGoesStraightToPolling() async throws {
         try await withRunningServer(manualServerConfiguration()) { server in
             let jobId = try await V1.upload(server, rows: 30, badEvery: 10)
-            try await V1.fault(server, #"{"kind":"refuse_stream","status":503}"#)
+            try await V1.fault(server, .refuseStream(status: 503, hang: false))
             let clock = TestClock()
             let tracker = V1.tracker(server, jobId, clock: clock)
             let followed = Followed(tracker)

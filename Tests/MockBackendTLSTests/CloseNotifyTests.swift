@@ -76,9 +76,7 @@ struct CloseNotifyTests {
                 await eventually {
                     tls.server.app.streams.existingStream(named: "channels/closing")?.snapshot.subscribers.count == 1
                 })
-            let dropped = try await tls.server.request(
-                "POST", "/__admin/streams/channels/closing/disconnect", body: "{}")
-            #expect(dropped.status == 200, "\(dropped.text)")
+            try await tls.server.admin.streams.disconnect("channels/closing")
             #expect(await run.exitStatus() == 0, "\(run.output)")
             #expect(run.output.contains("ended with close_notify"), "\(run.output)")
         }

@@ -40,9 +40,7 @@ struct HTTPSListenerTests {
                     tls.server.app.streams.existingStream(named: "channels/tls-demo")?.snapshot.subscribers.count == 1
                 })
             for text in ["first", "second"] {
-                let pushed = try await tls.server.request(
-                    "POST", "/__admin/streams/channels/tls-demo/events", body: #"{"data":"\#(text)"}"#)
-                #expect(pushed.status == 200 || pushed.status == 202)
+                try await tls.server.admin.streams.push(to: "channels/tls-demo", data: .string(text))
                 #expect(await stream.waitForOutput(containing: "data: \(text)\n\n"), "\(stream.output)")
             }
         }
@@ -84,8 +82,7 @@ struct HTTPSListenerTests {
             try notTLS.send([0x00, 0xFF, 0x13, 0x37])
             #expect(await notTLS.waitForClose() != .stillOpen)
 
-            _ = try await tls.server.request(
-                "POST", "/__admin/streams/channels/steady/events", body: #"{"data":"still here"}"#)
+            try await tls.server.admin.streams.push(to: "channels/steady", data: .string("still here"))
             #expect(await stream.waitForOutput(containing: "data: still here\n\n"), "\(stream.output)")
             let fresh = try ToolRun.curl(tls, ["\(tls.httpsURL)/health"])
             #expect(await fresh.exitStatus() == 0)

@@ -21,6 +21,22 @@ struct AdminEventWaitTests {
         }
     }
 
+    @Test func eachEventArrivesTypedAsTheServerPublishedIt() async throws {
+        try await withRunningServer { server in
+            let feed = try await server.admin.events.subscribe()
+            let login = try await server.api.login()
+            let typed = try await feed.next(.login).event
+            #expect(typed == .login(.init(userId: login.userId, sessionId: login.sessionId, api: "player")))
+            try await server.admin.sessions.terminate(login.sessionId, reason: "Elsewhere")
+            guard case .sessionTerminated(let terminated) = try await feed.next(.sessionTerminated).event else {
+                Issue.record("not typed as session.terminated")
+                return
+            }
+            #expect(terminated.sessionId == login.sessionId && terminated.reason == "Elsewhere")
+            #expect(terminated.streamsEnded == 0)
+        }
+    }
+
     @Test func firstFindsAnEventThatHasHappenedAlready() async throws {
         try await withRunningServer { server in
             let login = try await server.api.login()

@@ -130,9 +130,7 @@ struct AdminEventFeedTests {
             #expect(loggedOut["code"] == .integer(2))
 
             let other = try await login(server).sessionId
-            let terminate = try await server.request(
-                "POST", "/__admin/sessions/\(other)/terminate", body: #"{"reason":"Logged in on another device"}"#)
-            #expect(terminate.status == 200)
+            try await server.admin.sessions.terminate(other, reason: "Logged in on another device")
             let terminated = try await feed.next("session.terminated").event
             #expect(terminated["sessionId"] == .string(other))
             #expect(terminated["userId"] == .integer(7_000_001))
@@ -287,8 +285,8 @@ struct AdminEventFeedTests {
             _ = try await feed.next("request") { $0["target"] == .string("/health?n=23") }
             #expect(feed.events.map(\.id) == ["19", "20", "21", "22", "23"])
             #expect(feed.events.map { $0["target"]?.text } == (19...23).map { "/health?n=\($0)" })
-            let listed = try await server.request("GET", "/__admin/streams")
-            #expect(listed.text.contains(#""lastEventId":"23""#))
+            let listed = try await server.admin.streams.list()
+            #expect(listed.first { $0.name == "admin/events" }?.lastEventId == "23")
         }
     }
 
@@ -303,7 +301,7 @@ struct AdminEventFeedTests {
             }
             try await Task.sleep(for: .milliseconds(200))
             #expect(server.app.events.waitingRequestEvents == 3)
-            #expect(try await server.request("GET", "/__admin/streams").status == 200)
+            _ = try await server.admin.streams.list()
             #expect(server.app.events.waitingRequestEvents == 0)
         }
     }

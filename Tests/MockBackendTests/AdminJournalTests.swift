@@ -78,9 +78,9 @@ struct AdminJournalTests {
     @Test func resetReturnsToTheScenario() async throws {
         try await withRunningServer { server in
             let session = try await login(server)
-            _ = try await server.request("POST", "/__admin/users/7000001/balance", body: #"{"amount":-45.96}"#)
-            _ = try await server.request("POST", "/__admin/users", body: #"{"username":"bob","password":"pw"}"#)
-            #expect(try await server.request("POST", "/__admin/reset").status == 200)
+            try await server.admin.users.postBalance(userId: 7_000_001, amount: -45.96)
+            try await server.admin.users.create(NewUser(username: "bob", password: "pw"))
+            try await server.admin.reset()
             try expectPlayerError(
                 try await server.request(
                     "GET", "/v2/player/7000001/balance", headers: ["X-SessionId": session.sessionId]),
@@ -89,9 +89,9 @@ struct AdminJournalTests {
             let balance = try await server.request(
                 "GET", "/v2/player/7000001/balance", headers: ["X-SessionId": fresh.sessionId])
             #expect(balance.text.contains(#""totalRealAmount":{"EUR":745.96}"#))
-            #expect(try await server.request("GET", "/__admin/users").text.contains("bob") == false)
+            #expect(!(try await server.admin.users.list()).contains { $0.username == "bob" })
             // Cleared at reset: only the three requests since.
-            #expect(try await server.request("POST", "/__admin/requests/count", body: "{}").text == #"{"count":3}"#)
+            #expect(try await server.admin.requests.count(RequestMatcher()) == 3)
         }
     }
 }

@@ -5,12 +5,6 @@ import ServerSentEvents
 import TestSupport
 import Testing
 
-/// Adds a fault rule through the admin API.
-private func addFault(_ server: RunningServer, _ json: String) async throws {
-    let response = try await server.request("POST", "/__admin/faults", body: json)
-    #expect(response.status == 201, "\(response.text)")
-}
-
 /// Opens a channel stream (HTTP/1.1 unless `http10`) and waits until it is subscribed.
 private func openChannel(_ server: RunningServer, _ name: String, http10: Bool = false) async throws -> RawHTTPClient {
     let client = try server.connect()
@@ -34,28 +28,25 @@ private func eventsIn(_ bytes: [UInt8]) -> [String] {
 struct FaultTests {
     @Test func statusAnswersInPlaceOfTheRouteForItsTimes() async throws {
         try await withRunningServer { server in
-            try await addFault(
-                server,
-                #"{"match":{"method":"GET","path":"/health"},"fault":{"kind":"status","status":503,"retryAfter":2},"times":1}"#
-            )
+            try await server.admin.faults.add(
+                .status(503, body: nil, retryAfter: 2), match: .init(method: "GET", path: "/health"), times: 1)
             let refused = try await server.request("GET", "/health")
             #expect(refused.status == 503)
             #expect(refused.headers["Retry-After"] == "2")
             #expect(refused.text.contains("FAULT_INJECTED"))
             #expect(try await server.request("GET", "/health").status == 200)
-            let journal = try await server.request("GET", "/__admin/requests?path=/health")
-            #expect(journal.text.contains(#""fault":"status fault_1""#))
-            let rules = try await server.request("GET", "/__admin/faults")
-            #expect(rules.text.contains(#""fired":1"#))
-            #expect(rules.text.contains(#""times":0"#))
+            let journal = try await server.admin.requests.list(path: "/health")
+            #expect(journal.contains { $0.fault == "status fault_1" })
+            let rules = try await server.admin.faults.list()
+            #expect(rules.map(\.fired) == [1])
+            #expect(rules.map(\.times) == [0])
         }
     }
 
     @Test func forbiddenAnswersTheBackendBodyWithoutExpiring() async throws {
         try await withRunningServer { server in
             let session = try await login(server)
-            try await addFault(
-                server, #"{"match":{"path":"/v2/player/*/balance"},"fault":{"kind":"forbidden"},"times":1}"#)
+            try await server.admin.faults.add(.forbidden, match: .init(path: "/v2/player/*/balance"), times: 1)
             let headers = ["X-SessionId": session.sessionId]
             try expectPlayerError(
                 try await server.request("GET", "/v2/player/7000001/balance", headers: headers), status: 403,
@@ -66,7 +57,7 @@ struct FaultTests {
 
     @Test func delayHoldsTheHead() async throws {
         try await withRunningServer { server in
-            try await addFault(server, #"{"match":{"path":"/health"},"fault":{"kind":"delay","ms":300}}"#)
+            try await server.admin.faults.add(.delay(milliseconds: 300), match: .init(path: "/health"))
             let start = ContinuousClock.now
             #expect(try await server.request("GET", "/health").status == 200)
             #expect(ContinuousClock.now - start >= .milliseconds(290))
@@ -75,7 +66,7 @@ struct FaultTests {
 
     @Test func latencyHoldsEveryWrite() async throws {
         try await withRunningServer { server in
-            try await addFault(server, #"{"match":{"path":"/sse/channels/slow"},"fault":{"kind":"latency","ms":100}}"#)
+            try await server.admin.faults.add(.latency(milliseconds: 100), match: .init(path: "/sse/channels/slow"))
             let start = ContinuousClock.now
             let client = try await openChannel(server, "slow")
             for index in 1...3 { publish(server, "slow", "e\(index)") }
@@ -88,10 +79,8 @@ struct FaultTests {
     @Test(arguments: [false, true])
     func dropAfterEventsClosesAfterTheNthEvent(reset: Bool) async throws {
         try await withRunningServer { server in
-            try await addFault(
-                server,
-                #"{"match":{"path":"/sse/channels/drop"},"fault":{"kind":"drop_after_events","events":2,"reset":\#(reset)}}"#
-            )
+            try await server.admin.faults.add(
+                .dropAfterEvents(2, reset: reset), match: .init(path: "/sse/channels/drop"))
             let client = try await openChannel(server, "drop")
             for index in 1...3 { publish(server, "drop", "e\(index)") }
             let outcome = await client.waitForClose(timeout: .seconds(10))
@@ -102,7 +91,7 @@ struct FaultTests {
 
     @Test func dropAfterBytesCutsTheBody() async throws {
         try await withRunningServer { server in
-            try await addFault(server, #"{"match":{"path":"/health"},"fault":{"kind":"drop_after_bytes","bytes":5}}"#)
+            try await server.admin.faults.add(.dropAfterBytes(5, reset: false), match: .init(path: "/health"))
             let client = try server.connect()
             try client.send("GET /health HTTP/1.1\r\nHost: t\r\n\r\n")
             #expect(await client.waitForClose() == .fin)
@@ -114,9 +103,8 @@ struct FaultTests {
 
     @Test func cutInsideEventStopsPartWay() async throws {
         try await withRunningServer { server in
-            try await addFault(
-                server,
-                #"{"match":{"path":"/sse/channels/cut"},"fault":{"kind":"cut_inside_event","events":2,"bytes":7}}"#)
+            try await server.admin.faults.add(
+                .cutInsideEvent(event: 2, afterBytes: 7, reset: false), match: .init(path: "/sse/channels/cut"))
             let client = try await openChannel(server, "cut", http10: true)
             publish(server, "cut", "first")
             publish(server, "cut", "second")
@@ -166,13 +154,13 @@ struct FaultTests {
         arguments: [
             // The pauses must outlast a read, or the reader gets several pieces at once;
             // sanitizer builds read more slowly.
-            #"{"kind":"fragment","bytes":1,"delayMs":\#(20 * TestTiming.scale)}"#,
-            #"{"kind":"fragment","split":"crlf","delayMs":\#(30 * TestTiming.scale)}"#,
-            #"{"kind":"fragment","split":"utf8","delayMs":\#(30 * TestTiming.scale)}"#,
+            Fault.fragment(.bytes(1), pauseMilliseconds: 20 * TestTiming.scale),
+            .fragment(.crlf, pauseMilliseconds: 30 * TestTiming.scale),
+            .fragment(.utf8, pauseMilliseconds: 30 * TestTiming.scale),
         ])
-    func fragment(_ fault: String) async throws {
+    func fragment(_ fault: Fault) async throws {
         try await withRunningServer { server in
-            try await addFault(server, #"{"match":{"path":"/sse/channels/frag"},"fault":\#(fault)}"#)
+            try await server.admin.faults.add(fault, match: .init(path: "/sse/channels/frag"))
             let client = try await openChannel(server, "frag", http10: true)
             let sent = ["café au lait", "two\nlines", "thé"]
             for data in sent { publish(server, "frag", data) }
@@ -187,8 +175,8 @@ struct FaultTests {
     @Test func stallKeepsTheSocketOpenAndQuiet() async throws {
         try await withRunningServer { server in
             let window = 1500
-            try await addFault(
-                server, #"{"match":{"path":"/sse/channels/stall"},"fault":{"kind":"stall","ms":\#(window)}}"#)
+            try await server.admin.faults.add(
+                .stall(afterEvents: 0, milliseconds: window), match: .init(path: "/sse/channels/stall"))
             let client = try server.connect()
             try client.send("GET /sse/channels/stall HTTP/1.1\r\nHost: t\r\n\r\n")
             let reads = TimedReads(client)
@@ -209,8 +197,7 @@ struct FaultTests {
         configuration.heartbeatInterval = .milliseconds(50)
         try await withRunningServer(configuration) { server in
             let window = 8000 * TestTiming.scale
-            try await addFault(
-                server, #"{"match":{"path":"/sse/channels/mute"},"fault":{"kind":"mute","ms":\#(window)}}"#)
+            try await server.admin.faults.add(.mute(milliseconds: window), match: .init(path: "/sse/channels/mute"))
             let client = try await openChannel(server, "mute")
             publish(server, "mute", "hidden")
             try await client.receive(untilContains: ": keep-alive")
@@ -223,7 +210,7 @@ struct FaultTests {
 
     @Test func bufferHoldsBytesUntilTheLimit() async throws {
         try await withRunningServer { server in
-            try await addFault(server, #"{"match":{"path":"/sse/channels/buf"},"fault":{"kind":"buffer","kb":1}}"#)
+            try await server.admin.faults.add(.buffer(bytes: 1024), match: .init(path: "/sse/channels/buf"))
             let client = try server.connect()
             try client.send("GET /sse/channels/buf HTTP/1.1\r\nHost: t\r\n\r\n")
             _ = await eventually {
@@ -242,16 +229,11 @@ struct FaultTests {
 
     @Test func resetEmptyAndMalformed() async throws {
         try await withRunningServer { server in
-            try await addFault(
-                server, #"{"match":{"path":"/health","header":{"X-Fault":"reset"}},"fault":{"kind":"reset"}}"#)
-            try await addFault(
-                server, #"{"match":{"path":"/health","header":{"X-Fault":"empty"}},"fault":{"kind":"empty_response"}}"#)
-            try await addFault(
-                server, #"{"match":{"path":"/health","header":{"X-Fault":"chunk"}},"fault":{"kind":"malformed"}}"#)
-            try await addFault(
-                server,
-                #"{"match":{"path":"/health","header":{"X-Fault":"random"}},"fault":{"kind":"malformed","variant":"RANDOM_DATA_THEN_CLOSE"}}"#
-            )
+            func when(_ header: String) -> FaultRule.Match { .init(path: "/health", header: ["X-Fault": header]) }
+            try await server.admin.faults.add(.reset, match: when("reset"))
+            try await server.admin.faults.add(.emptyResponse, match: when("empty"))
+            try await server.admin.faults.add(.malformed(.malformedResponseChunk), match: when("chunk"))
+            try await server.admin.faults.add(.malformed(.randomDataThenClose), match: when("random"))
             func send(_ fault: String) async throws -> (RawCloseOutcome, [UInt8]) {
                 let client = try server.connect()
                 try client.send("GET /health HTTP/1.1\r\nHost: t\r\nX-Fault: \(fault)\r\n\r\n")
@@ -277,11 +259,11 @@ struct FaultTests {
 
     @Test func refuseStreamAnswersAStatusOrHangs() async throws {
         try await withRunningServer { server in
-            try await addFault(
-                server, #"{"match":{"path":"/sse/channels/refused"},"fault":{"kind":"refuse_stream","status":503}}"#)
-            try await addFault(
-                server, #"{"match":{"path":"/sse/channels/hung"},"fault":{"kind":"refuse_stream","hang":true}}"#)
-            try await addFault(server, #"{"match":{"path":"/health"},"fault":{"kind":"refuse_stream"}}"#)
+            try await server.admin.faults.add(
+                .refuseStream(status: 503, hang: false), match: .init(path: "/sse/channels/refused"))
+            try await server.admin.faults.add(
+                .refuseStream(status: nil, hang: true), match: .init(path: "/sse/channels/hung"))
+            try await server.admin.faults.add(.refuseStream(status: nil, hang: false), match: .init(path: "/health"))
             #expect(try await server.request("GET", "/sse/channels/refused").status == 503)
             let hung = try server.connect()
             try hung.send("GET /sse/channels/hung HTTP/1.1\r\nHost: t\r\n\r\n")
@@ -298,8 +280,8 @@ struct FaultTests {
         var patterns: [[Int]] = []
         for _ in 0..<2 {
             let pattern = try await withRunningServer(configuration) { server in
-                try await addFault(
-                    server, #"{"match":{"path":"/health"},"fault":{"kind":"status","status":500},"probability":0.5}"#)
+                try await server.admin.faults.add(
+                    .status(500, body: nil, retryAfter: nil), match: .init(path: "/health"), probability: 0.5)
                 var statuses: [Int] = []
                 for _ in 0..<20 { statuses.append(try await server.request("GET", "/health").status) }
                 return statuses
@@ -313,8 +295,8 @@ struct FaultTests {
 
     @Test func adminListsRemovesAndRefusesBadRules() async throws {
         try await withRunningServer { server in
-            try await addFault(server, #"{"match":{"path":"/health"},"fault":{"kind":"status","status":500}}"#)
-            try await addFault(server, #"{"fault":{"kind":"delay","ms":1}}"#)
+            try await server.admin.faults.add(.status(500, body: nil, retryAfter: nil), match: .init(path: "/health"))
+            try await server.admin.faults.add(.delay(milliseconds: 1))
             #expect(try await server.request("DELETE", "/__admin/faults/fault_1").status == 204)
             #expect(try await server.request("DELETE", "/__admin/faults/fault_1").status == 404)
             #expect(try await server.request("GET", "/health").status == 200)

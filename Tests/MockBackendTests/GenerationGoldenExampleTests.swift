@@ -58,7 +58,7 @@ struct GenerationGoldenExampleTests {
             #expect(
                 try GoldenExample.keys(Data(queued.body))
                     == GoldenExample.keys(GoldenExample.data("generations/status")))
-            _ = try await server.request("POST", "/__admin/clock/advance", body: #"{"ms": 60000}"#)
+            try await server.admin.clock.advance(by: .seconds(60))
             let status = try await server.request("GET", "/" + GenerationPaths.status(id: id), headers: bearer)
             #expect(try GoldenExample.shape(status) == GoldenExample.shape(of: "generations/status"))
             let finished = try JSONDecoder().decode(GenerationStatus.self, from: Data(status.body))
@@ -70,8 +70,7 @@ struct GenerationGoldenExampleTests {
                 GenerationCompletedEvent.self, in: events, like: "generations/event-completed")
 
             let failing = try await create()
-            _ = try await server.request(
-                "POST", "/__admin/generations/\(failing)/fail", body: #"{"message": "GPU on fire"}"#)
+            try await server.admin.generations.fail(failing, message: "GPU on fire")
             let failed = try await server.request("GET", "/" + GenerationPaths.progress(id: failing), headers: bearer)
             try GoldenExample.expectEvent(
                 GenerationFailedEvent.self, in: GoldenExample.events(failed.body), like: "generations/event-failed")

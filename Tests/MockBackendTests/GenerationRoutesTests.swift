@@ -51,7 +51,7 @@ struct GenerationRoutesTests {
             #expect(
                 try await server.request("GET", "/v2/player/7000001/balance", headers: ["X-SessionId": bearer]).status
                     == 200)
-            _ = try await server.request("POST", "/__admin/sessions/\(bearer)/expire")
+            try await server.admin.sessions.expire(bearer)
             let expired = try await server.request(
                 "GET", "/api/tokens/balance", headers: ["Authorization": "Bearer \(bearer)"])
             #expect(expired.status == 401)
@@ -95,12 +95,12 @@ struct GenerationRoutesTests {
             let stream = try server.connect()
             try stream.send("GET /api/generations/\(generationID)/progress HTTP/1.1\r\nHost: t\r\n\(auth)\r\n")
             try await stream.receive(untilContains: "\r\n\r\n")
-            _ = try await server.request("POST", "/__admin/clock/advance", body: #"{"ms":10000}"#)
+            try await server.admin.clock.advance(by: .seconds(10))
             let halfway = try await server.request(
                 "GET", "/api/generations/\(generationID)", headers: ["Authorization": "Bearer \(bearer)"])
             #expect(halfway.text.contains(#""progress":50"#))
             #expect(halfway.text.contains(#""status":"processing""#))
-            _ = try await server.request("POST", "/__admin/clock/advance", body: #"{"ms":10000}"#)
+            try await server.admin.clock.advance(by: .seconds(10))
             let transcript = events(try await stream.readResponse().body)
             #expect(transcript.map(\.effectiveType) == Array(repeating: "progress", count: 10) + ["completed"])
             #expect(transcript.first?.data.contains(#""progress":10"#) == true)
@@ -126,11 +126,8 @@ struct GenerationRoutesTests {
         try await withRunningServer(Self.manual()) { server in
             let bearer = try await token(server)
             let generationID = try id(of: try await create(server, bearer))
-            _ = try await server.request("POST", "/__admin/clock/advance", body: #"{"ms":4000}"#)
-            let failed = try await server.request(
-                "POST", "/__admin/generations/\(generationID)/fail", body: #"{"message":"GPU on fire"}"#)
-            #expect(failed.status == 200)
-            let snapshot = try JSONDecoder().decode(GenerationStatus.self, from: Data(failed.body))
+            try await server.admin.clock.advance(by: .seconds(4))
+            let snapshot = try await server.admin.generations.fail(generationID, message: "GPU on fire")
             #expect(snapshot.status == .failed)
             #expect(snapshot.error == "GPU on fire")
             let stream = try await server.connect().get(
@@ -182,7 +179,7 @@ struct GenerationRoutesTests {
             let first = try id(of: try await create(server, try await token(server), prompt: "one"))
             let second = try id(
                 of: try await create(server, try await token(server, "alice@example.com", "alice1234"), prompt: "two"))
-            _ = try await server.request("POST", "/__admin/generations/\(first)/fail", body: #"{"message":"GPU"}"#)
+            try await server.admin.generations.fail(first, message: "GPU")
             let listed = try await server.request("GET", "/__admin/generations")
             #expect(listed.status == 200)
             let entries = try #require(

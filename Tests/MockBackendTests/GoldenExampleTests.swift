@@ -56,8 +56,8 @@ struct GoldenExampleTests {
                 await eventually {
                     server.app.streams.existingStream(named: "userinfo/7000001")?.snapshot.subscribers.count == 1
                 })
-            _ = try await server.request("POST", "/__admin/users/7000001/balance", body: #"{"amount":-28}"#)
-            _ = try await server.request("POST", "/__admin/sessions/\(session.sessionId)/expire")
+            try await server.admin.users.postBalance(userId: 7_000_001, amount: -28)
+            try await server.admin.sessions.expire(session.sessionId)
             let body = String(decoding: try await stream.readResponse().body, as: UTF8.self)
             let frames = body.components(separatedBy: "\n").filter { $0.hasPrefix("data: ") }.map {
                 Data($0.dropFirst(6).utf8)

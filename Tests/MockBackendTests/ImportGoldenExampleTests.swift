@@ -33,7 +33,7 @@ struct ImportGoldenExampleTests {
             #expect(try GoldenExample.shape(response) == GoldenExample.shape(of: "imports/accepted"))
             let accepted = try JSONDecoder().decode(ImportAccepted.self, from: Data(response.body))
             #expect(accepted.sseUrl == "/" + ImportPaths.stream(jobId: accepted.jobId))
-            _ = try await server.request("POST", "/__admin/clock/advance", body: #"{"ms": 60000}"#)
+            try await server.admin.clock.advance(by: .seconds(60))
             for path in [ImportPaths.status(jobId: accepted.jobId), ImportPaths.statusV1(jobId: accepted.jobId)] {
                 let status = try await server.request("GET", "/" + path)
                 #expect(try GoldenExample.shape(status) == GoldenExample.shape(of: "imports/status"), "\(path)")
@@ -47,9 +47,8 @@ struct ImportGoldenExampleTests {
 
             let failing = try JSONDecoder().decode(
                 ImportAccepted.self, from: Data(try await upload(server, "title\r\nA\r\n").body))
-            _ = try await server.request(
-                "POST", "/__admin/imports/\(failing.jobId)/fail",
-                body: #"{"code": "DISK_FULL", "message": "No space left on the device."}"#)
+            try await server.admin.imports.fail(
+                failing.jobId, code: "DISK_FULL", message: "No space left on the device.")
             let failed = try await server.request("GET", failing.sseUrl)
             try GoldenExample.expectEvent(
                 ImportErrorEvent.self, in: GoldenExample.events(failed.body), like: "imports/event-error")

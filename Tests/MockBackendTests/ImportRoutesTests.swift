@@ -79,7 +79,7 @@ struct ImportRoutesTests {
                 try await stream.receive(untilContains: "retry: 5000")
                 var finished = false
                 while !finished {
-                    _ = try await server.request("POST", "/__admin/clock/advance", body: #"{"ms":500}"#)
+                    try await server.admin.clock.advance(by: .milliseconds(500))
                     let poll = try await server.request("GET", "/api/v2/imports/\(accepted.jobId)")
                     let snapshot = try JSONDecoder().decode(ImportStatus.self, from: Data(poll.body))
                     finished = snapshot.status == .complete
@@ -131,7 +131,7 @@ struct ImportRoutesTests {
         try await withRunningServer(Self.manual()) { server in
             let accepted = try JSONDecoder().decode(
                 Accepted.self, from: Data(try await upload(server, booksCSV(rows: 20)).body))
-            _ = try await server.request("POST", "/__admin/imports/\(accepted.jobId)/complete")
+            try await server.admin.imports.complete(accepted.jobId)
             let all = try await server.connect().get(accepted.sseUrl)
             let ids = events(all.body).compactMap(\.id)
             let last = try #require(ids.last)
@@ -160,10 +160,10 @@ struct ImportRoutesTests {
             let accepted = try JSONDecoder().decode(
                 Accepted.self, from: Data(try await upload(server, booksCSV(rows: 100)).body))
             let base = "/__admin/imports/\(accepted.jobId)"
-            _ = try await server.request("POST", "/__admin/clock/advance", body: #"{"ms":300}"#)
+            try await server.admin.clock.advance(by: .milliseconds(300))
             #expect(try await server.request("POST", "\(base)/pause").status == 200)
             let before = try await server.request("GET", "/api/v2/imports/\(accepted.jobId)").text
-            _ = try await server.request("POST", "/__admin/clock/advance", body: #"{"ms":5000}"#)
+            try await server.admin.clock.advance(by: .seconds(5))
             #expect(try await server.request("GET", "/api/v2/imports/\(accepted.jobId)").text == before)
             #expect(try await server.request("POST", "\(base)/pause").status == 409)
             #expect(try await server.request("POST", "\(base)/resume").status == 200)
@@ -251,7 +251,7 @@ struct ImportRoutesTests {
                 Accepted.self, from: Data(try await upload(server, booksCSV(rows: 10)).body))
             let second = try JSONDecoder().decode(
                 Accepted.self, from: Data(try await upload(server, booksCSV(rows: 20, badEvery: 2)).body))
-            _ = try await server.request("POST", "/__admin/imports/\(second.jobId)/complete")
+            try await server.admin.imports.complete(second.jobId)
             let listed = try await server.request("GET", "/__admin/imports")
             #expect(listed.status == 200)
             let jobs = try #require(try JSONSerialization.jsonObject(with: Data(listed.body)) as? [[String: Any]])

@@ -144,9 +144,7 @@ struct PlayerRoutesTests {
             try expectPlayerError(
                 try await server.request("GET", "/v1/player/abc/details", headers: ["X-SessionId": demo.sessionId]),
                 status: 400)
-            #expect(
-                try await server.request("POST", "/__admin/sessions/\(demo.sessionId)/expire", body: "{}").status == 200
-            )
+            try await server.admin.sessions.expire(demo.sessionId)
             for path in [
                 "/v2/player/7000001/balance", "/v1/player/7000001/details", "/v2/player/7000001/information/updates",
             ] {
@@ -191,10 +189,8 @@ struct PlayerRoutesTests {
                     server.app.streams.existingStream(named: "userinfo/7000001")?.snapshot.subscribers.count == 2
                 })
 
-            let expired = try await server.request(
-                "POST", "/__admin/sessions/\(session.sessionId)/expire", body: #"{"reason":"Expired","code":1}"#)
-            #expect(expired.status == 200)
-            #expect(expired.text.contains(#""streamsEnded":1"#))
+            let expired = try await server.admin.sessions.expire(session.sessionId, reason: "Expired", code: 1)
+            #expect(expired.streamsEnded == 1)
             let response = try await stream.readResponse()
             var parser = SSEParser()
             let events = parser.feed(response.body).compactMap { if case .event(let event) = $0 { event } else { nil } }
@@ -232,7 +228,7 @@ struct PlayerRoutesTests {
                 await eventually {
                     server.app.streams.existingStream(named: "userinfo/7000001")?.snapshot.subscribers.count == 1
                 })
-            #expect(try await server.request("POST", "/__admin/sessions/\(session.sessionId)/terminate").status == 200)
+            try await server.admin.sessions.terminate(session.sessionId)
             let response = try await stream.readResponse()
             #expect(response.text.contains(#""type":"SESSION_TERMINATED""#))
             #expect(response.text.contains(#""reason":"Logged out elsewhere""#))
@@ -247,13 +243,10 @@ struct PlayerRoutesTests {
         try await withRunningServer { server in
             let first = try await login(server)
             let second = try await login(server)
-            let response = try await server.request(
-                "POST", "/__admin/users/7000001/expire-sessions", body: #"{"reason":"Kicked"}"#)
-            #expect(response.status == 200)
-            #expect(response.text.contains(first.sessionId))
-            #expect(response.text.contains(second.sessionId))
-            let sessions = try await server.request("GET", "/__admin/sessions")
-            #expect(sessions.text.contains(#""reason":"Kicked""#))
+            let expired = try await server.admin.users.expireSessions(of: 7_000_001, reason: "Kicked")
+            #expect(expired.contains(first.sessionId))
+            #expect(expired.contains(second.sessionId))
+            #expect(try await server.admin.sessions.list().contains { $0.reason == "Kicked" })
         }
     }
 
@@ -274,9 +267,9 @@ struct PlayerRoutesTests {
                 await eventually {
                     server.app.streams.existingStream(named: "userinfo/7000001")?.snapshot.subscribers.count == 1
                 })
-            _ = try await server.request("POST", "/__admin/clock/advance", body: #"{"ms":29000}"#)
+            try await server.admin.clock.advance(by: .seconds(29))
             #expect(await stream.waitForClose(timeout: .milliseconds(200)) == .stillOpen)
-            _ = try await server.request("POST", "/__admin/clock/advance", body: #"{"ms":1000}"#)
+            try await server.admin.clock.advance(by: .seconds(1))
             let response = try await stream.readResponse(timeout: .seconds(10))
             #expect(response.status == 200)
             #expect(response.text.contains(#""exitReason":"Expired""#))
@@ -317,9 +310,7 @@ struct PlayerRoutesTests {
                 await eventually {
                     server.app.streams.existingStream(named: "userinfo/7000001")?.snapshot.subscribers.count == 1
                 })
-            let posted = try await server.request(
-                "POST", "/__admin/users/7000001/balance", body: #"{"amount":-28.0,"productType":"Casino"}"#)
-            #expect(posted.status == 200)
+            try await server.admin.users.postBalance(userId: 7_000_001, amount: -28, productType: "Casino")
             try await stream.receive(untilContains: "BALANCE_UPDATE_V2")
             var parser = SSEParser()
             let messages = parser.feed(stream.streamedBody).compactMap {
@@ -344,10 +335,9 @@ struct PlayerRoutesTests {
             #expect(balance.totalRealAmount["EUR"] == real.afterAmount)
             #expect(real.afterAmount == 717.96)
 
-            let bonus = try await server.request(
-                "POST", "/__admin/users/7000001/balance", body: #"{"amount":5,"wallet":"Bonus"}"#)
-            #expect(bonus.text.contains(#""Bonus":{"#))
-            #expect(bonus.text.contains(#""operationType":1"#))
+            let bonus = try await server.admin.users.postBalance(userId: 7_000_001, amount: 5, wallet: .bonus)
+            #expect(bonus.posting.balanceChange["Bonus"] != nil)
+            #expect(bonus.posting.operationType == 1)
         }
     }
 
@@ -355,9 +345,7 @@ struct PlayerRoutesTests {
         var configuration = MockBackendConfiguration.forTesting()
         configuration.player.balanceUpdateVariants = .v2
         try await withRunningServer(configuration) { server in
-            #expect(
-                try await server.request("POST", "/__admin/users/7000001/balance", body: #"{"amount":1}"#).status == 200
-            )
+            try await server.admin.users.postBalance(userId: 7_000_001, amount: 1)
             let stream = try #require(server.app.streams.existingStream(named: "userinfo/7000001"))
             #expect(stream.snapshot.eventCount == 1)
         }
@@ -393,10 +381,9 @@ struct PlayerRoutesTests {
 
     @Test func createdUsersCanLogIn() async throws {
         try await withRunningServer { server in
-            let created = try await server.request(
-                "POST", "/__admin/users", body: #"{"username":"bob","password":"pw","balance":10,"currency":"GBP"}"#)
-            #expect(created.status == 201)
-            #expect(created.text.contains(#""userId":7000003"#))
+            let created = try await server.admin.users.create(
+                NewUser(username: "bob", password: "pw", currency: "GBP", balance: 10))
+            #expect(created.userId == 7_000_003)
             let session = try await login(server, "bob", "pw")
             let balance = try await server.request(
                 "GET", "/v2/player/7000003/balance", headers: ["X-SessionId": session.sessionId])

@@ -31,9 +31,7 @@ struct SSEGzipTests {
     }
 
     private static func push(_ server: RunningServer, channel: String, _ data: String) async throws {
-        let pushed = try await server.request(
-            "POST", "/__admin/streams/channels/\(channel)/events", body: #"{"data":"\#(data)"}"#)
-        #expect(pushed.status == 200, "\(pushed.text)")
+        try await server.admin.streams.push(to: "channels/\(channel)", data: .string(data))
     }
 
     /// What the gzip body received so far inflates to; empty when it does not inflate.
@@ -64,8 +62,7 @@ struct SSEGzipTests {
 
             try await Self.push(server, channel: "zipped", "one")
             #expect(await Self.receiveUntilInflated(client, endsWith: "data: one\n\n"), "\(Self.inflated(client))")
-            let advanced = try await server.request("POST", "/__admin/clock/advance", body: #"{"ms":15000}"#)
-            #expect(advanced.status == 200)
+            try await server.admin.clock.advance(by: .seconds(15))
             #expect(await Self.receiveUntilInflated(client, endsWith: ": keep-alive\n\n"), "\(Self.inflated(client))")
             try await Self.push(server, channel: "zipped", "two")
             #expect(await Self.receiveUntilInflated(client, endsWith: "data: two\n\n"), "\(Self.inflated(client))")

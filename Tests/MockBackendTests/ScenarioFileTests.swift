@@ -73,7 +73,7 @@ struct ScenarioFileTests {
                 "POST", "/api/generations", headers: ["Authorization": "Bearer \(token)"], body: #"{"prompt":"x"}"#)
             let id = try #require(
                 (try JSONSerialization.jsonObject(with: Data(created.body)) as? [String: Any])?["id"] as? String)
-            _ = try await server.request("POST", "/__admin/clock/advance", body: #"{"ms":2000}"#)
+            try await server.admin.clock.advance(by: .seconds(2))
             let status = try await server.request(
                 "GET", "/api/generations/\(id)", headers: ["Authorization": "Bearer \(token)"])
             #expect(status.text.contains(#""status":"completed""#))

@@ -75,13 +75,13 @@ struct SimulationClockTests {
             let channel = try server.connect()
             try channel.send("GET /sse/channels/ticks HTTP/1.1\r\nHost: t\r\n\r\n")
             try await channel.receive(untilContains: "\r\n\r\n")
-            _ = try await server.request("POST", "/__admin/clock/advance", body: #"{"ms":14999}"#)
+            try await server.admin.clock.advance(by: .milliseconds(14999))
             #expect(!String(decoding: channel.buffer, as: UTF8.self).contains("keep-alive"))
-            _ = try await server.request("POST", "/__admin/clock/advance", body: #"{"ms":1}"#)
+            try await server.admin.clock.advance(by: .milliseconds(1))
             try await channel.receive(untilContains: ": keep-alive")
             let headers = ["X-SessionId": session.sessionId]
             #expect(try await server.request("GET", "/v2/player/7000001/balance", headers: headers).status == 200)
-            _ = try await server.request("POST", "/__admin/clock/advance", body: #"{"ms":45000}"#)
+            try await server.admin.clock.advance(by: .seconds(45))
             #expect(try await server.request("GET", "/v2/player/7000001/balance", headers: headers).status == 403)
         }
     }

@@ -126,10 +126,7 @@ struct StreamRoutesTests {
                     server.app.streams.existingStream(named: "channels/fanout")?.snapshot.subscribers.count == 20
                 })
             for index in 1...5 {
-                #expect(
-                    try await post(server, "/__admin/streams/channels/fanout/events", #"{"data":"n\#(index)"}"#).status
-                        == 200
-                )
+                try await server.admin.streams.push(to: "channels/fanout", data: .string("n\(index)"))
             }
             for client in clients {
                 try await client.receive(untilContains: "data: n5")
@@ -150,11 +147,9 @@ struct StreamRoutesTests {
                 await eventually {
                     server.app.streams.existingStream(named: "channels/listed")?.snapshot.subscribers.count == 1
                 })
-            let list = try await server.connect().get("/__admin/streams")
-            let streams = try JSONDecoder().decode([EventStreamSnapshot].self, from: Data(list.body))
+            let streams = try await server.admin.streams.list()
             #expect(streams.first { $0.name == "channels/listed" }?.subscribers.count == 1)
-            let connections = try await server.connect().get("/__admin/streams/connections?stream=channels/listed")
-            let records = try JSONDecoder().decode([StreamConnectionSnapshot].self, from: Data(connections.body))
+            let records = try await server.admin.streams.connections(stream: "channels/listed")
             #expect(records.count == 1)
             #expect(records[0].client == "lister")
             #expect(records[0].requestHeaders["X-Client-Id"] == "lister")
@@ -169,9 +164,7 @@ struct StreamRoutesTests {
             let stream = try #require(server.app.streams.existingStream(named: "channels/target"))
             #expect(await eventually { stream.snapshot.subscribers.count == 2 })
             let target = stream.snapshot.subscribers[0].connection
-            let pushed = try await post(
-                server, "/__admin/streams/channels/target/events", #"{"data":"only you","connection":\#(target)}"#)
-            #expect(pushed.status == 200)
+            try await server.admin.streams.push(to: "channels/target", data: .string("only you"), connection: target)
             try await first.receive(untilContains: "only you")
             #expect(!text(second).contains("only you"))
             let missing = try await post(
@@ -179,9 +172,7 @@ struct StreamRoutesTests {
             #expect(missing.status == 404)
             #expect(missing.text.contains("CONNECTION_NOT_FOUND"))
 
-            let dropped = try await post(server, "/__admin/streams/channels/target/disconnect", #"{"reset":true}"#)
-            #expect(dropped.status == 200)
-            #expect(dropped.text.contains(#""disconnected":2"#))
+            #expect(try await server.admin.streams.disconnect("channels/target", mode: .reset) == 2)
             #expect(await first.waitForClose() == .reset)
             #expect(await second.waitForClose() == .reset)
         }
@@ -213,9 +204,8 @@ struct StreamRoutesTests {
     @Test func adminPushCanFloodAStream() async throws {
         try await withRunningServer { server in
             let client = try await openStream(server, "/sse/channels/flooded")
-            let pushed = try await post(
-                server, "/__admin/streams/channels/flooded/events", #"{"data":"x","count":500}"#)
-            #expect(pushed.text.contains(#""id":"500""#))
+            let pushed = try await server.admin.streams.push(to: "channels/flooded", data: .string("x"), count: 500)
+            #expect(pushed.id == "500")
             try await client.receive(untilContains: "id: 500\n")
             var parser = SSEParser()
             let ids = parser.feed(client.streamedBody).compactMap { output -> String? in

@@ -62,7 +62,7 @@ struct WorkflowGoldenExampleTests {
             #expect(throws: DecodingError.self) {
                 try JSONDecoder().decode([WorkflowStatus].self, from: Data(sessions.body))
             }
-            _ = try await server.request("POST", "/__admin/clock/advance", body: #"{"ms": 12500}"#)
+            try await server.admin.clock.advance(by: .milliseconds(12500))
             let status = try await server.request("GET", "/" + WorkflowPaths.status(id: "s1"), headers: key)
             #expect(try GoldenExample.shape(status) == GoldenExample.shape(of: "workflows/status"))
             #expect(try JSONDecoder().decode(WorkflowStatus.self, from: Data(status.body)).iteration == 2)
@@ -75,7 +75,7 @@ struct WorkflowGoldenExampleTests {
                 #expect(accepted.status == 202, "\(path)")
                 #expect(try JSONDecoder().decode(WorkflowStatus.self, from: Data(accepted.body)).mode == .live)
             }
-            _ = try await server.request("POST", "/__admin/workflows/s1/complete")
+            try await server.admin.workflows.complete("s1")
             let stream = try await server.request("GET", "/" + WorkflowPaths.events(id: "s1"), headers: key)
             let frames = GoldenExample.events(stream.body)
             #expect(Set(frames.keys) == [try #require(WorkflowEvent.eventType)])

@@ -32,8 +32,7 @@ private func json(_ response: RawResponse) throws -> [String: Any] {
 }
 
 private func advance(_ server: RunningServer, ms: Int) async throws {
-    let response = try await server.request("POST", "/__admin/clock/advance", body: #"{"ms":\#(ms)}"#)
-    #expect(response.status == 200)
+    try await server.admin.clock.advance(by: .milliseconds(ms))
 }
 
 /// A GET of a session's event stream, left open.
@@ -55,10 +54,7 @@ struct WorkflowRoutesTests {
 
     /// A session of two iterations over two hats, one step a second.
     static func createShortSession(_ server: RunningServer, id: String = "w1") async throws {
-        let created = try await server.request(
-            "POST", "/__admin/workflows",
-            body: #"{"id":"\#(id)","iterations":2,"hats":["planner","builder"],"paceSeconds":1}"#)
-        #expect(created.status == 201)
+        try await server.admin.workflows.create(id: id, iterations: 2, hats: ["planner", "builder"], paceSeconds: 1)
     }
 
     @Test func listHasNoModeAndStatusDoes() async throws {
@@ -140,8 +136,7 @@ struct WorkflowRoutesTests {
             let rest = try await server.connect().get("/api/sessions/w1/events?lastEventId=4", headers: bearerLine)
             #expect(rest.status == 200)
             #expect(try workflowEvents(rest.body).map(\.id) == ["5", "6"])
-            let streams = try await server.request("GET", "/__admin/streams")
-            #expect(streams.text.contains(#""name":"workflows/w1""#))
+            #expect(try await server.admin.streams.list().contains { $0.name == "workflows/w1" })
         }
     }
 
@@ -202,9 +197,7 @@ struct WorkflowRoutesTests {
         var configuration = Self.manual()
         configuration.clock = .real(speed: 1000)
         try await withRunningServer(configuration) { server in
-            let created = try await server.request(
-                "POST", "/__admin/workflows", body: #"{"id":"fast","iterations":3,"paceSeconds":1}"#)
-            #expect(created.status == 201)
+            try await server.admin.workflows.create(id: "fast", iterations: 3, paceSeconds: 1)
             let response = try await openEvents(server, "fast").readResponse()
             let events = try workflowEvents(response.body)
             #expect(events.map(\.id) == (1...events.count).map { "\($0)" })
@@ -324,8 +317,8 @@ struct WorkflowRoutesTests {
         try await withRunningServer(Self.manual()) { server in
             try await Self.createShortSession(server)
             try await advance(server, ms: 30_000)
-            _ = try await server.request("POST", "/__admin/workflows/s1/complete")
-            #expect(try await server.request("POST", "/__admin/reset").status == 200)
+            try await server.admin.workflows.complete("s1")
+            try await server.admin.reset()
             #expect(try await server.request("GET", "/api/sessions/w1/status", headers: bearer).status == 404)
             let status = try json(try await server.request("GET", "/api/sessions/s1/status", headers: bearer))
             #expect(status["mode"] as? String == "live")

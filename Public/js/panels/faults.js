@@ -3,7 +3,10 @@
 import { adminDelete, adminPost, segment } from "../admin-api.js";
 import { actionButton, el, table } from "../dom.js";
 
-/** Example options per kind, put in the options field when the kind changes. */
+/**
+ * Example options per kind, put in the options field when the kind changes: one for each of
+ * `Fault.kinds`, and each one a fault the server takes (`DashboardContractTests`).
+ */
 export const FAULT_EXAMPLES = {
   status: { status: 503, retryAfter: 2 },
   forbidden: {},

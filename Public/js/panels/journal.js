@@ -36,6 +36,7 @@ export function renderJournal(container, entries) {
   container.replaceChildren(table(["Time", "Method", "Target", "Status", "Took", "Fault"], rows, "No requests yet."));
 }
 
+/** A tint for each kind of feed event (`AdminFeedEvent.Kind`). */
 const KIND_TONES = {
   request: "muted",
   login: "ok",

@@ -5,17 +5,12 @@ import MockBackendHTTP
 struct AdminHealthRoutes {
     private let startedAt = ContinuousClock.now
 
-    private struct AdminHealth: Encodable {
-        var status = "ok"
-        var version = MockBackendVersion.current
-        var uptimeSeconds: Double
-    }
-
     func register(on admin: inout RouterGroup) {
         let startedAt = startedAt
         admin.get("/health") { _ in
             let uptime = ContinuousClock.now - startedAt
-            return try .json(AdminHealth(uptimeSeconds: uptime.secondsToTheMillisecond))
+            return try .json(
+                AdminHealth(version: MockBackendVersion.current, uptimeSeconds: uptime.secondsToTheMillisecond))
         }
     }
 }

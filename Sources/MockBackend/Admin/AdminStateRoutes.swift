@@ -14,22 +14,15 @@ struct AdminStateRoutes {
     /// Back to the `--mappings` files on reset, as WireMock's reset does.
     var stubs: StubStore?
 
-    struct State: Encodable {
-        var users: [UserAccount]
-        var sessions: [SessionSnapshot]
-        var streams: [EventStreamSnapshot]
-        var requestCount: Int
-    }
-
     func register(on admin: inout RouterGroup) {
         let (player, streams, journal, imports, generations, workflows, scenario) = (
             player, streams, journal, imports, generations, workflows, scenario
         )
         admin.get("/state") { _ in
             try .json(
-                State(
+                AdminState(
                     users: player.accounts.users,
-                    sessions: player.accounts.sessions.map(SessionSnapshot.init), streams: streams.all.map(\.snapshot),
+                    sessions: player.accounts.sessions.map(AdminSession.init), streams: streams.all.map(\.snapshot),
                     requestCount: journal.count(matching: RequestMatcher())))
         }
         admin.post("/reset") { _ in
@@ -43,7 +36,7 @@ struct AdminStateRoutes {
             journal.clear()
             faults?.removeAll()
             stubs?.reset()
-            return .json(bytes: Array(#"{"reset":true}"#.utf8))
+            return try .json(AdminReset())
         }
     }
 }

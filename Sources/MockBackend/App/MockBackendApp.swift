@@ -115,7 +115,7 @@ public final class MockBackendApp: Sendable {
         workflows: WorkflowService, events: AdminEventFeed, faults: FaultStore, stubs: StubStore
     ) -> Router {
         var router = Router(middleware: [
-            RequestJournalMiddleware(journal: requests), FaultMiddleware(store: faults, feed: events),
+            RequestJournalMiddleware(journal: requests, faults: FaultMiddleware(store: faults, feed: events)),
             StubMiddleware(stubs: stubs),
         ])
         let endpoint = SSEEndpoint(padding: configuration.ssePadding, events: events)

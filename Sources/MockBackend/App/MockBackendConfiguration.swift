@@ -81,6 +81,6 @@ public struct TLSListenerSettings: Sendable {
 }
 
 /// The version the server reports.
-public enum MockBackendVersion {
-    public static let current = "0.1.0"
+package enum MockBackendVersion {
+    package static let current = "0.1.0"
 }

@@ -4,31 +4,11 @@ import MockBackendHTTP
 struct AdminClockRoutes {
     let clock: SimulationClock
 
-    struct ClockState: Encodable {
-        var mode: String
-        var speed: Double?
-        var nowMs: Double
-    }
-
-    struct SpeedRequest: Decodable {
-        var speed: Double
-    }
-
-    struct AdvanceRequest: Decodable {
-        var ms: Double
-    }
-
-    struct Advanced: Encodable {
-        var advancedMs: Double
-        var nowMs: Double
-        var timersFired: Int
-    }
-
     func register(on admin: inout RouterGroup) {
         let clock = clock
         admin.get("/clock") { _ in try .json(Self.state(of: clock)) }
         admin.put("/clock") { request in
-            let body = try RequestBody.decode(SpeedRequest.self, from: request)
+            let body = try RequestBody.decode(ClockSpeedRequest.self, from: request)
             guard body.speed > 0, body.speed <= 10_000, body.speed.isFinite else {
                 throw ProblemDetails.badRequest(
                     "Field 'speed' must be above 0 and at most 10000.", code: "INVALID_BODY")
@@ -41,7 +21,7 @@ struct AdminClockRoutes {
             return try .json(Self.state(of: clock))
         }
         admin.post("/clock/advance") { request in
-            let body = try RequestBody.decode(AdvanceRequest.self, from: request)
+            let body = try RequestBody.decode(ClockAdvanceRequest.self, from: request)
             guard body.ms >= 0, body.ms <= 86_400_000 * 365, body.ms.isFinite else {
                 throw ProblemDetails.badRequest(
                     "Field 'ms' must be from 0 to a year of milliseconds.", code: "INVALID_BODY")
@@ -52,7 +32,7 @@ struct AdminClockRoutes {
                     detail: "Only a manual clock (--clock manual) can be advanced.")
             }
             let fired = clock.advance(by: .microseconds(Int64((body.ms * 1000).rounded())))
-            return try .json(Advanced(advancedMs: body.ms, nowMs: Self.milliseconds(clock.now), timersFired: fired))
+            return try .json(ClockAdvance(advancedMs: body.ms, nowMs: Self.milliseconds(clock.now), timersFired: fired))
         }
     }
 

@@ -231,7 +231,7 @@ extension EmbeddedResources {
                 InNwYW4iLCB7IGNsYXNzTmFtZTogYGJhZGdlICR7dG9uZSB8fCAiIn1gLnRyaW0oKSwgdGV4dCB9KTsKfQo=
                 """),
         EmbeddedFile(
-            path: "js/live-feed.js", etag: "\"f1a-0f38555d18c344af\"",
+            path: "js/live-feed.js", etag: "\"f9b-0cbafa78998560ca\"",
             base64: """
                 Ly8gVGhlIGxpdmUgZmVlZCwgYEdFVCAvX19hZG1pbi9ldmVudHNgLCB0aHJvdWdoIHRoZSBicm93c2VyJ3Mgb3duIEV2ZW50U291
                 cmNlLgovLwovLyBFdmVudFNvdXJjZSByZWNvbm5lY3RzIGJ5IGl0c2VsZiAocmVzZW5kaW5nIExhc3QtRXZlbnQtSUQpIGFmdGVy
@@ -239,104 +239,108 @@ extension EmbeddedResources {
                 ZXZlbnQgc3RyZWFtIOKAlCBhIDQwMSB3aGVuIHRoZSBhZG1pbgovLyB0b2tlbiBpcyBtaXNzaW5nIG9yIHdyb25nLCBzYXkg4oCU
                 IGFuZCB0aGVuIHRoaXMgbW9kdWxlIG9wZW5zIGEgbmV3IG9uZSBhZnRlciBhIHBhdXNlLAovLyByZXN1bWluZyBhZnRlciB0aGUg
                 bGFzdCBpZCBpdCBzYXcgd2l0aCBgP2xhc3RFdmVudElkPWAgc28gbm90aGluZyBhcnJpdmVzIHR3aWNlLgoKaW1wb3J0IHsgZmVl
-                ZFVSTCB9IGZyb20gIi4vYWRtaW4tYXBpLmpzIjsKCi8qKiBFdmVyeSBraW5kIG9mIGV2ZW50IHRoZSBmZWVkIGNhcnJpZXMgKGl0
-                cyBgZXZlbnQ6YCBmaWVsZCkuICovCmV4cG9ydCBjb25zdCBGRUVEX0tJTkRTID0gWwogICJyZXF1ZXN0IiwKICAibG9naW4iLAog
-                ICJzZXNzaW9uLmV4cGlyZWQiLAogICJzZXNzaW9uLnRlcm1pbmF0ZWQiLAogICJmYXVsdC5maXJlZCIsCiAgInN0cmVhbS5jb25u
-                ZWN0ZWQiLAogICJzdHJlYW0uZGlzY29ubmVjdGVkIiwKXTsKCmNvbnN0IFJFT1BFTl9ERUxBWV9NUyA9IDMwMDA7CgpleHBvcnQg
-                Y2xhc3MgTGl2ZUZlZWQgewogIC8qKgogICAqIGBvbkV2ZW50KHtraW5kLCBpZCwgZGF0YX0pYCBmb3IgZWFjaCBldmVudDsgYG9u
-                U3RhdGUoc3RhdGUpYCB3aXRoIGBjb25uZWN0aW5nYCwKICAgKiBgbGl2ZWAgb3IgYGRvd25gOyBgb25HYXZlVXAoKWAgd2hlbiB0
-                aGUgYnJvd3NlciBjbG9zZWQgdGhlIHNvdXJjZSBmb3IgZ29vZCAoc28gdGhlCiAgICogY2FsbGVyIGNhbiBjaGVjayB3aGV0aGVy
-                IGEgdG9rZW4gaXMgbmVlZGVkKSDigJQgdGhlIGZlZWQgcmVvcGVucyBpdHNlbGYgYWZ0ZXJ3YXJkcwogICAqIHVubGVzcyBgc3Rv
-                cCgpYCB3YXMgY2FsbGVkLgogICAqLwogIGNvbnN0cnVjdG9yKHsgb25FdmVudCwgb25TdGF0ZSwgb25HYXZlVXAgfSkgewogICAg
-                dGhpcy5vbkV2ZW50ID0gb25FdmVudDsKICAgIHRoaXMub25TdGF0ZSA9IG9uU3RhdGU7CiAgICB0aGlzLm9uR2F2ZVVwID0gb25H
-                YXZlVXA7CiAgICB0aGlzLnNvdXJjZSA9IG51bGw7CiAgICB0aGlzLmxhc3RFdmVudElkID0gbnVsbDsKICAgIHRoaXMucmVvcGVu
-                VGltZXIgPSBudWxsOwogIH0KCiAgc3RhcnQoKSB7CiAgICB0aGlzLnN0b3AoKTsKICAgIHRoaXMub25TdGF0ZSgiY29ubmVjdGlu
-                ZyIpOwogICAgY29uc3Qgc291cmNlID0gbmV3IEV2ZW50U291cmNlKGZlZWRVUkwodGhpcy5sYXN0RXZlbnRJZCkpOwogICAgdGhp
-                cy5zb3VyY2UgPSBzb3VyY2U7CiAgICBzb3VyY2UuYWRkRXZlbnRMaXN0ZW5lcigib3BlbiIsICgpID0+IHRoaXMub25TdGF0ZSgi
-                bGl2ZSIpKTsKICAgIHNvdXJjZS5hZGRFdmVudExpc3RlbmVyKCJlcnJvciIsICgpID0+IHsKICAgICAgaWYgKHNvdXJjZSAhPT0g
-                dGhpcy5zb3VyY2UpIHJldHVybjsKICAgICAgaWYgKHNvdXJjZS5yZWFkeVN0YXRlID09PSBFdmVudFNvdXJjZS5DTE9TRUQpIHsK
-                ICAgICAgICB0aGlzLm9uU3RhdGUoImRvd24iKTsKICAgICAgICB0aGlzLnNvdXJjZSA9IG51bGw7CiAgICAgICAgdGhpcy5vbkdh
-                dmVVcCgpOwogICAgICAgIHRoaXMucmVvcGVuVGltZXIgPSBzZXRUaW1lb3V0KCgpID0+IHRoaXMuc3RhcnQoKSwgUkVPUEVOX0RF
-                TEFZX01TKTsKICAgICAgfSBlbHNlIHsKICAgICAgICB0aGlzLm9uU3RhdGUoImNvbm5lY3RpbmciKTsKICAgICAgfQogICAgfSk7
-                CiAgICBmb3IgKGNvbnN0IGtpbmQgb2YgRkVFRF9LSU5EUykgewogICAgICBzb3VyY2UuYWRkRXZlbnRMaXN0ZW5lcihraW5kLCAo
-                bWVzc2FnZSkgPT4gdGhpcy5kZWxpdmVyKGtpbmQsIG1lc3NhZ2UpKTsKICAgIH0KICB9CgogIHN0b3AoKSB7CiAgICBjbGVhclRp
-                bWVvdXQodGhpcy5yZW9wZW5UaW1lcik7CiAgICB0aGlzLnJlb3BlblRpbWVyID0gbnVsbDsKICAgIGlmICh0aGlzLnNvdXJjZSkg
-                dGhpcy5zb3VyY2UuY2xvc2UoKTsKICAgIHRoaXMuc291cmNlID0gbnVsbDsKICB9CgogIGRlbGl2ZXIoa2luZCwgbWVzc2FnZSkg
-                ewogICAgaWYgKG1lc3NhZ2UubGFzdEV2ZW50SWQpIHRoaXMubGFzdEV2ZW50SWQgPSBtZXNzYWdlLmxhc3RFdmVudElkOwogICAg
-                bGV0IGRhdGE7CiAgICB0cnkgewogICAgICBkYXRhID0gSlNPTi5wYXJzZShtZXNzYWdlLmRhdGEpOwogICAgfSBjYXRjaCB7CiAg
-                ICAgIGRhdGEgPSB7IHRleHQ6IG1lc3NhZ2UuZGF0YSB9OwogICAgfQogICAgdGhpcy5vbkV2ZW50KHsga2luZCwgaWQ6IG1lc3Nh
-                Z2UubGFzdEV2ZW50SWQsIGRhdGEgfSk7CiAgfQp9CgovKiogT25lIGxpbmUgb2YgdGV4dCBzYXlpbmcgd2hhdCBhIGZlZWQgZXZl
-                bnQgaXMgYWJvdXQuICovCmV4cG9ydCBmdW5jdGlvbiBkZXNjcmliZUZlZWRFdmVudChraW5kLCBkYXRhKSB7CiAgY29uc3QgZCA9
-                IGRhdGEgfHwge307CiAgc3dpdGNoIChraW5kKSB7CiAgICBjYXNlICJyZXF1ZXN0IjoKICAgICAgcmV0dXJuIGAke2QubWV0aG9k
-                fSAke2QudGFyZ2V0fSDihpIgJHtkLnN0YXR1c30gKCR7ZC5kdXJhdGlvbk1zfSBtcykke2QuZmF1bHQgPyBgLCBmYXVsdCAke2Qu
-                ZmF1bHR9YCA6ICIifWA7CiAgICBjYXNlICJsb2dpbiI6CiAgICAgIHJldHVybiBgJHtkLmFwaX0gbG9naW46IHVzZXIgJHtkLnVz
-                ZXJJZH0sIHNlc3Npb24gJHtkLnNlc3Npb25JZH1gOwogICAgY2FzZSAic2Vzc2lvbi5leHBpcmVkIjoKICAgICAgcmV0dXJuIGBz
-                ZXNzaW9uICR7ZC5zZXNzaW9uSWR9IG9mIHVzZXIgJHtkLnVzZXJJZH0gZXhwaXJlZDogJHtkLnJlYXNvbn0gKCR7ZC5jb2RlfSks
-                ICR7ZC5zdHJlYW1zRW5kZWR9IHN0cmVhbShzKSBlbmRlZGA7CiAgICBjYXNlICJzZXNzaW9uLnRlcm1pbmF0ZWQiOgogICAgICBy
-                ZXR1cm4gYHNlc3Npb24gJHtkLnNlc3Npb25JZH0gb2YgdXNlciAke2QudXNlcklkfSB0ZXJtaW5hdGVkOiAke2QucmVhc29ufSwg
-                JHtkLnN0cmVhbXNFbmRlZH0gc3RyZWFtKHMpIGVuZGVkYDsKICAgIGNhc2UgImZhdWx0LmZpcmVkIjoKICAgICAgcmV0dXJuIGBm
-                YXVsdCAke2QuZmF1bHR9ICgke2Qua2luZH0pIGhpdCAke2QubWV0aG9kfSAke2QudGFyZ2V0fWA7CiAgICBjYXNlICJzdHJlYW0u
-                Y29ubmVjdGVkIjoKICAgICAgLy8gQSBXZWJTb2NrZXQgKHRoZSBWMSBwcm9ncmVzcyBzb2NrZXQpIGhhcyBubyBMYXN0LUV2ZW50
-                LUlEOiBpdCBnZXRzIHRoZSB3aG9sZSBoaXN0b3J5LgogICAgICBpZiAoZC5wcm90b2NvbCA9PT0gIndlYnNvY2tldCIpIHsKICAg
-                ICAgICByZXR1cm4gYCR7ZC5zdHJlYW19OiBXZWJTb2NrZXQgY29ubmVjdGlvbiAke2QuY29ubmVjdGlvbn0gb3BlbmVkIGJ5ICR7
-                ZC5jbGllbnQgPz8gIj8ifWA7CiAgICAgIH0KICAgICAgcmV0dXJuICgKICAgICAgICBgJHtkLnN0cmVhbX06ICR7ZC5wcm90b2Nv
-                bCA9PT0gInNzZSIgPyAiU1NFICIgOiAiIn1jb25uZWN0aW9uICR7ZC5jb25uZWN0aW9ufSBvcGVuZWQgYnkgJHtkLmNsaWVudCA/
-                PyAiPyJ9LCBgICsKICAgICAgICBgTGFzdC1FdmVudC1JRCAke2QubGFzdEV2ZW50SWQgPz8gIm5vbmUifWAKICAgICAgKTsKICAg
-                IGNhc2UgInN0cmVhbS5kaXNjb25uZWN0ZWQiOgogICAgICByZXR1cm4gYCR7ZC5zdHJlYW19OiBjb25uZWN0aW9uICR7ZC5jb25u
-                ZWN0aW9ufSBlbmRlZCAoJHtkLnJlYXNvbn0pLCAke2QuZGVsaXZlcmVkfSBldmVudChzKSBkZWxpdmVyZWRgOwogICAgZGVmYXVs
-                dDoKICAgICAgcmV0dXJuIEpTT04uc3RyaW5naWZ5KGQpOwogIH0KfQo=
+                ZFVSTCB9IGZyb20gIi4vYWRtaW4tYXBpLmpzIjsKCi8qKgogKiBFdmVyeSBraW5kIG9mIGV2ZW50IHRoZSBmZWVkIGNhcnJpZXMg
+                KGl0cyBgZXZlbnQ6YCBmaWVsZCk6IGBBZG1pbkZlZWRFdmVudC5LaW5kYCBpbgogKiBTd2lmdCwgd2hvc2UgZmllbGRzIGBkZXNj
+                cmliZUZlZWRFdmVudGAgcmVhZHMgKGBEYXNoYm9hcmRDb250cmFjdFRlc3RzYCBob2xkcyB0aGUgdHdvIHRvZ2V0aGVyKS4KICov
+                CmV4cG9ydCBjb25zdCBGRUVEX0tJTkRTID0gWwogICJyZXF1ZXN0IiwKICAibG9naW4iLAogICJzZXNzaW9uLmV4cGlyZWQiLAog
+                ICJzZXNzaW9uLnRlcm1pbmF0ZWQiLAogICJmYXVsdC5maXJlZCIsCiAgInN0cmVhbS5jb25uZWN0ZWQiLAogICJzdHJlYW0uZGlz
+                Y29ubmVjdGVkIiwKXTsKCmNvbnN0IFJFT1BFTl9ERUxBWV9NUyA9IDMwMDA7CgpleHBvcnQgY2xhc3MgTGl2ZUZlZWQgewogIC8q
+                KgogICAqIGBvbkV2ZW50KHtraW5kLCBpZCwgZGF0YX0pYCBmb3IgZWFjaCBldmVudDsgYG9uU3RhdGUoc3RhdGUpYCB3aXRoIGBj
+                b25uZWN0aW5nYCwKICAgKiBgbGl2ZWAgb3IgYGRvd25gOyBgb25HYXZlVXAoKWAgd2hlbiB0aGUgYnJvd3NlciBjbG9zZWQgdGhl
+                IHNvdXJjZSBmb3IgZ29vZCAoc28gdGhlCiAgICogY2FsbGVyIGNhbiBjaGVjayB3aGV0aGVyIGEgdG9rZW4gaXMgbmVlZGVkKSDi
+                gJQgdGhlIGZlZWQgcmVvcGVucyBpdHNlbGYgYWZ0ZXJ3YXJkcwogICAqIHVubGVzcyBgc3RvcCgpYCB3YXMgY2FsbGVkLgogICAq
+                LwogIGNvbnN0cnVjdG9yKHsgb25FdmVudCwgb25TdGF0ZSwgb25HYXZlVXAgfSkgewogICAgdGhpcy5vbkV2ZW50ID0gb25FdmVu
+                dDsKICAgIHRoaXMub25TdGF0ZSA9IG9uU3RhdGU7CiAgICB0aGlzLm9uR2F2ZVVwID0gb25HYXZlVXA7CiAgICB0aGlzLnNvdXJj
+                ZSA9IG51bGw7CiAgICB0aGlzLmxhc3RFdmVudElkID0gbnVsbDsKICAgIHRoaXMucmVvcGVuVGltZXIgPSBudWxsOwogIH0KCiAg
+                c3RhcnQoKSB7CiAgICB0aGlzLnN0b3AoKTsKICAgIHRoaXMub25TdGF0ZSgiY29ubmVjdGluZyIpOwogICAgY29uc3Qgc291cmNl
+                ID0gbmV3IEV2ZW50U291cmNlKGZlZWRVUkwodGhpcy5sYXN0RXZlbnRJZCkpOwogICAgdGhpcy5zb3VyY2UgPSBzb3VyY2U7CiAg
+                ICBzb3VyY2UuYWRkRXZlbnRMaXN0ZW5lcigib3BlbiIsICgpID0+IHRoaXMub25TdGF0ZSgibGl2ZSIpKTsKICAgIHNvdXJjZS5h
+                ZGRFdmVudExpc3RlbmVyKCJlcnJvciIsICgpID0+IHsKICAgICAgaWYgKHNvdXJjZSAhPT0gdGhpcy5zb3VyY2UpIHJldHVybjsK
+                ICAgICAgaWYgKHNvdXJjZS5yZWFkeVN0YXRlID09PSBFdmVudFNvdXJjZS5DTE9TRUQpIHsKICAgICAgICB0aGlzLm9uU3RhdGUo
+                ImRvd24iKTsKICAgICAgICB0aGlzLnNvdXJjZSA9IG51bGw7CiAgICAgICAgdGhpcy5vbkdhdmVVcCgpOwogICAgICAgIHRoaXMu
+                cmVvcGVuVGltZXIgPSBzZXRUaW1lb3V0KCgpID0+IHRoaXMuc3RhcnQoKSwgUkVPUEVOX0RFTEFZX01TKTsKICAgICAgfSBlbHNl
+                IHsKICAgICAgICB0aGlzLm9uU3RhdGUoImNvbm5lY3RpbmciKTsKICAgICAgfQogICAgfSk7CiAgICBmb3IgKGNvbnN0IGtpbmQg
+                b2YgRkVFRF9LSU5EUykgewogICAgICBzb3VyY2UuYWRkRXZlbnRMaXN0ZW5lcihraW5kLCAobWVzc2FnZSkgPT4gdGhpcy5kZWxp
+                dmVyKGtpbmQsIG1lc3NhZ2UpKTsKICAgIH0KICB9CgogIHN0b3AoKSB7CiAgICBjbGVhclRpbWVvdXQodGhpcy5yZW9wZW5UaW1l
+                cik7CiAgICB0aGlzLnJlb3BlblRpbWVyID0gbnVsbDsKICAgIGlmICh0aGlzLnNvdXJjZSkgdGhpcy5zb3VyY2UuY2xvc2UoKTsK
+                ICAgIHRoaXMuc291cmNlID0gbnVsbDsKICB9CgogIGRlbGl2ZXIoa2luZCwgbWVzc2FnZSkgewogICAgaWYgKG1lc3NhZ2UubGFz
+                dEV2ZW50SWQpIHRoaXMubGFzdEV2ZW50SWQgPSBtZXNzYWdlLmxhc3RFdmVudElkOwogICAgbGV0IGRhdGE7CiAgICB0cnkgewog
+                ICAgICBkYXRhID0gSlNPTi5wYXJzZShtZXNzYWdlLmRhdGEpOwogICAgfSBjYXRjaCB7CiAgICAgIGRhdGEgPSB7IHRleHQ6IG1l
+                c3NhZ2UuZGF0YSB9OwogICAgfQogICAgdGhpcy5vbkV2ZW50KHsga2luZCwgaWQ6IG1lc3NhZ2UubGFzdEV2ZW50SWQsIGRhdGEg
+                fSk7CiAgfQp9CgovKiogT25lIGxpbmUgb2YgdGV4dCBzYXlpbmcgd2hhdCBhIGZlZWQgZXZlbnQgaXMgYWJvdXQuICovCmV4cG9y
+                dCBmdW5jdGlvbiBkZXNjcmliZUZlZWRFdmVudChraW5kLCBkYXRhKSB7CiAgY29uc3QgZCA9IGRhdGEgfHwge307CiAgc3dpdGNo
+                IChraW5kKSB7CiAgICBjYXNlICJyZXF1ZXN0IjoKICAgICAgcmV0dXJuIGAke2QubWV0aG9kfSAke2QudGFyZ2V0fSDihpIgJHtk
+                LnN0YXR1c30gKCR7ZC5kdXJhdGlvbk1zfSBtcykke2QuZmF1bHQgPyBgLCBmYXVsdCAke2QuZmF1bHR9YCA6ICIifWA7CiAgICBj
+                YXNlICJsb2dpbiI6CiAgICAgIHJldHVybiBgJHtkLmFwaX0gbG9naW46IHVzZXIgJHtkLnVzZXJJZH0sIHNlc3Npb24gJHtkLnNl
+                c3Npb25JZH1gOwogICAgY2FzZSAic2Vzc2lvbi5leHBpcmVkIjoKICAgICAgcmV0dXJuIGBzZXNzaW9uICR7ZC5zZXNzaW9uSWR9
+                IG9mIHVzZXIgJHtkLnVzZXJJZH0gZXhwaXJlZDogJHtkLnJlYXNvbn0gKCR7ZC5jb2RlfSksICR7ZC5zdHJlYW1zRW5kZWR9IHN0
+                cmVhbShzKSBlbmRlZGA7CiAgICBjYXNlICJzZXNzaW9uLnRlcm1pbmF0ZWQiOgogICAgICByZXR1cm4gYHNlc3Npb24gJHtkLnNl
+                c3Npb25JZH0gb2YgdXNlciAke2QudXNlcklkfSB0ZXJtaW5hdGVkOiAke2QucmVhc29ufSwgJHtkLnN0cmVhbXNFbmRlZH0gc3Ry
+                ZWFtKHMpIGVuZGVkYDsKICAgIGNhc2UgImZhdWx0LmZpcmVkIjoKICAgICAgcmV0dXJuIGBmYXVsdCAke2QuZmF1bHR9ICgke2Qu
+                a2luZH0pIGhpdCAke2QubWV0aG9kfSAke2QudGFyZ2V0fWA7CiAgICBjYXNlICJzdHJlYW0uY29ubmVjdGVkIjoKICAgICAgLy8g
+                QSBXZWJTb2NrZXQgKHRoZSBWMSBwcm9ncmVzcyBzb2NrZXQpIGhhcyBubyBMYXN0LUV2ZW50LUlEOiBpdCBnZXRzIHRoZSB3aG9s
+                ZSBoaXN0b3J5LgogICAgICBpZiAoZC5wcm90b2NvbCA9PT0gIndlYnNvY2tldCIpIHsKICAgICAgICByZXR1cm4gYCR7ZC5zdHJl
+                YW19OiBXZWJTb2NrZXQgY29ubmVjdGlvbiAke2QuY29ubmVjdGlvbn0gb3BlbmVkIGJ5ICR7ZC5jbGllbnQgPz8gIj8ifWA7CiAg
+                ICAgIH0KICAgICAgcmV0dXJuICgKICAgICAgICBgJHtkLnN0cmVhbX06ICR7ZC5wcm90b2NvbCA9PT0gInNzZSIgPyAiU1NFICIg
+                OiAiIn1jb25uZWN0aW9uICR7ZC5jb25uZWN0aW9ufSBvcGVuZWQgYnkgJHtkLmNsaWVudCA/PyAiPyJ9LCBgICsKICAgICAgICBg
+                TGFzdC1FdmVudC1JRCAke2QubGFzdEV2ZW50SWQgPz8gIm5vbmUifWAKICAgICAgKTsKICAgIGNhc2UgInN0cmVhbS5kaXNjb25u
+                ZWN0ZWQiOgogICAgICByZXR1cm4gYCR7ZC5zdHJlYW19OiBjb25uZWN0aW9uICR7ZC5jb25uZWN0aW9ufSBlbmRlZCAoJHtkLnJl
+                YXNvbn0pLCAke2QuZGVsaXZlcmVkfSBldmVudChzKSBkZWxpdmVyZWRgOwogICAgZGVmYXVsdDoKICAgICAgcmV0dXJuIEpTT04u
+                c3RyaW5naWZ5KGQpOwogIH0KfQo=
                 """),
         EmbeddedFile(
-            path: "js/panels/faults.js", etag: "\"e03-479bbab630b05fd4\"",
+            path: "js/panels/faults.js", etag: "\"e6b-d3f9751dbeabc084\"",
             base64: """
                 Ly8gRmF1bHQgcnVsZXM6IHRoZSBsaXN0IChyZW1vdmUgb25lKSBhbmQgdGhlIGZvcm0gdGhhdCBhZGRzIG9uZS4KCmltcG9ydCB7
                 IGFkbWluRGVsZXRlLCBhZG1pblBvc3QsIHNlZ21lbnQgfSBmcm9tICIuLi9hZG1pbi1hcGkuanMiOwppbXBvcnQgeyBhY3Rpb25C
-                dXR0b24sIGVsLCB0YWJsZSB9IGZyb20gIi4uL2RvbS5qcyI7CgovKiogRXhhbXBsZSBvcHRpb25zIHBlciBraW5kLCBwdXQgaW4g
-                dGhlIG9wdGlvbnMgZmllbGQgd2hlbiB0aGUga2luZCBjaGFuZ2VzLiAqLwpleHBvcnQgY29uc3QgRkFVTFRfRVhBTVBMRVMgPSB7
-                CiAgc3RhdHVzOiB7IHN0YXR1czogNTAzLCByZXRyeUFmdGVyOiAyIH0sCiAgZm9yYmlkZGVuOiB7fSwKICBkZWxheTogeyBtczog
-                MjAwMCB9LAogIGxhdGVuY3k6IHsgbXM6IDIwMCB9LAogIGRyb3BfYWZ0ZXJfZXZlbnRzOiB7IGV2ZW50czogMyB9LAogIGRyb3Bf
-                YWZ0ZXJfYnl0ZXM6IHsgYnl0ZXM6IDEwMCB9LAogIGN1dF9pbnNpZGVfZXZlbnQ6IHsgZXZlbnRzOiAyLCBieXRlczogMTAgfSwK
-                ICBmcmFnbWVudDogeyBieXRlczogMSwgZGVsYXlNczogMjAgfSwKICBzdGFsbDogeyBhZnRlckV2ZW50czogMiwgbXM6IDEwMDAw
-                IH0sCiAgbXV0ZTogeyBtczogMTAwMDAgfSwKICBibGFja2hvbGU6IHsgYWZ0ZXJFdmVudHM6IDIgfSwKICBidWZmZXI6IHsga2I6
-                IDQgfSwKICByZXNldDoge30sCiAgZW1wdHlfcmVzcG9uc2U6IHt9LAogIG1hbGZvcm1lZDogeyB2YXJpYW50OiAiTUFMRk9STUVE
-                X1JFU1BPTlNFX0NIVU5LIiB9LAogIHJlZnVzZV9zdHJlYW06IHsgc3RhdHVzOiA1MDMgfSwKfTsKCmZ1bmN0aW9uIGRlc2NyaWJl
-                TWF0Y2gobWF0Y2gpIHsKICBjb25zdCBwYXJ0cyA9IFtdOwogIGlmIChtYXRjaD8ubWV0aG9kKSBwYXJ0cy5wdXNoKG1hdGNoLm1l
-                dGhvZCk7CiAgcGFydHMucHVzaChtYXRjaD8ucGF0aCB8fCAiYW55IHBhdGgiKTsKICBpZiAobWF0Y2g/LmhlYWRlcikgcGFydHMu
-                cHVzaChgaGVhZGVycyAke0pTT04uc3RyaW5naWZ5KG1hdGNoLmhlYWRlcil9YCk7CiAgcmV0dXJuIHBhcnRzLmpvaW4oIiAiKTsK
-                fQoKZXhwb3J0IGZ1bmN0aW9uIHJlbmRlckZhdWx0cyhjb250YWluZXIsIGZhdWx0cywgY29udGV4dCkgewogIGNvbnN0IHJvd3Mg
-                PSBmYXVsdHMubWFwKChydWxlKSA9PiB7CiAgICBjb25zdCB7IGtpbmQsIC4uLm9wdGlvbnMgfSA9IHJ1bGUuZmF1bHQgfHwge307
-                CiAgICByZXR1cm4gZWwoCiAgICAgICJ0ciIsCiAgICAgIHsgZGF0YXNldDogeyBmYXVsdElkOiBydWxlLmlkIH0gfSwKICAgICAg
-                ZWwoInRkIiwgeyBjbGFzc05hbWU6ICJtb25vIiwgdGV4dDogcnVsZS5pZCB9KSwKICAgICAgZWwoInRkIiwgeyBjbGFzc05hbWU6
-                ICJtb25vIiwgdGV4dDogZGVzY3JpYmVNYXRjaChydWxlLm1hdGNoKSB9KSwKICAgICAgZWwoInRkIiwge30sIGVsKCJzdHJvbmci
-                LCB7IHRleHQ6IGtpbmQgfSksICIgIiwgZWwoInNwYW4iLCB7IGNsYXNzTmFtZTogIm1vbm8gbXV0ZWQiLCB0ZXh0OiBPYmplY3Qu
-                a2V5cyhvcHRpb25zKS5sZW5ndGggPyBKU09OLnN0cmluZ2lmeShvcHRpb25zKSA6ICIiIH0pKSwKICAgICAgZWwoInRkIiwgeyBj
-                bGFzc05hbWU6ICJudW1iZXIiLCB0ZXh0OiBydWxlLmZpcmVkIH0pLAogICAgICBlbCgidGQiLCB7IGNsYXNzTmFtZTogIm51bWJl
-                ciIsIHRleHQ6IHJ1bGUudGltZXMgPz8gIuKIniIgfSksCiAgICAgIGVsKAogICAgICAgICJ0ZCIsCiAgICAgICAgeyBjbGFzc05h
-                bWU6ICJhY3Rpb25zIiB9LAogICAgICAgIGFjdGlvbkJ1dHRvbigiUmVtb3ZlIiwgInJlbW92ZSIsICgpID0+IGNvbnRleHQuYWN0
-                KGByZW1vdmUgJHtydWxlLmlkfWAsICgpID0+IGFkbWluRGVsZXRlKGAvX19hZG1pbi9mYXVsdHMvJHtzZWdtZW50KHJ1bGUuaWQp
-                fWApKSwgImRhbmdlciIpLAogICAgICApLAogICAgKTsKICB9KTsKICBjb250YWluZXIucmVwbGFjZUNoaWxkcmVuKHRhYmxlKFsi
-                UnVsZSIsICJNYXRjaCIsICJGYXVsdCIsICJGaXJlZCIsICJMZWZ0IiwgIiJdLCByb3dzLCAiTm8gZmF1bHQgcnVsZXMuIikpOwp9
-                CgovKiogV2lyZXMgdGhlIGFkZC1hLWZhdWx0IGZvcm0gKHN0YXRpYyBpbiBpbmRleC5odG1sKS4gKi8KZXhwb3J0IGZ1bmN0aW9u
-                IHNldFVwRmF1bHRGb3JtKGZvcm0sIGNvbnRleHQpIHsKICBjb25zdCBraW5kID0gZm9ybS5lbGVtZW50cy5uYW1lZEl0ZW0oImtp
-                bmQiKTsKICBjb25zdCBvcHRpb25zID0gZm9ybS5lbGVtZW50cy5uYW1lZEl0ZW0oIm9wdGlvbnMiKTsKICBmb3IgKGNvbnN0IG5h
-                bWUgb2YgT2JqZWN0LmtleXMoRkFVTFRfRVhBTVBMRVMpKSBraW5kLmFwcGVuZChlbCgib3B0aW9uIiwgeyB0ZXh0OiBuYW1lLCBh
-                dHRyczogeyB2YWx1ZTogbmFtZSB9IH0pKTsKICBjb25zdCBzaG93RXhhbXBsZSA9ICgpID0+IHsKICAgIG9wdGlvbnMudmFsdWUg
-                PSBKU09OLnN0cmluZ2lmeShGQVVMVF9FWEFNUExFU1traW5kLnZhbHVlXSB8fCB7fSk7CiAgfTsKICBraW5kLmFkZEV2ZW50TGlz
-                dGVuZXIoImNoYW5nZSIsIHNob3dFeGFtcGxlKTsKICBzaG93RXhhbXBsZSgpOwogIGZvcm0uYWRkRXZlbnRMaXN0ZW5lcigic3Vi
-                bWl0IiwgYXN5bmMgKGV2ZW50KSA9PiB7CiAgICBldmVudC5wcmV2ZW50RGVmYXVsdCgpOwogICAgbGV0IGV4dHJhOwogICAgdHJ5
-                IHsKICAgICAgZXh0cmEgPSBvcHRpb25zLnZhbHVlLnRyaW0oKSA/IEpTT04ucGFyc2Uob3B0aW9ucy52YWx1ZSkgOiB7fTsKICAg
-                ICAgaWYgKHR5cGVvZiBleHRyYSAhPT0gIm9iamVjdCIgfHwgZXh0cmEgPT09IG51bGwgfHwgQXJyYXkuaXNBcnJheShleHRyYSkp
-                IHRocm93IG5ldyBFcnJvcigibm90IGFuIG9iamVjdCIpOwogICAgfSBjYXRjaCB7CiAgICAgIGNvbnRleHQucmVwb3J0KCJUaGUg
-                b3B0aW9ucyBtdXN0IGJlIGEgSlNPTiBvYmplY3QsIGUuZy4ge1wic3RhdHVzXCI6NTAzfS4iLCB0cnVlKTsKICAgICAgcmV0dXJu
-                OwogICAgfQogICAgY29uc3QgbWF0Y2ggPSB7fTsKICAgIGNvbnN0IG1ldGhvZCA9IGZvcm0uZWxlbWVudHMubmFtZWRJdGVtKCJt
-                ZXRob2QiKS52YWx1ZS50cmltKCk7CiAgICBjb25zdCBwYXRoID0gZm9ybS5lbGVtZW50cy5uYW1lZEl0ZW0oInBhdGgiKS52YWx1
-                ZS50cmltKCk7CiAgICBpZiAobWV0aG9kKSBtYXRjaC5tZXRob2QgPSBtZXRob2Q7CiAgICBpZiAocGF0aCkgbWF0Y2gucGF0aCA9
-                IHBhdGg7CiAgICBjb25zdCBydWxlID0geyBtYXRjaCwgZmF1bHQ6IHsgLi4uZXh0cmEsIGtpbmQ6IGtpbmQudmFsdWUgfSB9Owog
-                ICAgY29uc3QgdGltZXMgPSBmb3JtLmVsZW1lbnRzLm5hbWVkSXRlbSgidGltZXMiKS52YWx1ZS50cmltKCk7CiAgICBpZiAodGlt
-                ZXMpIHJ1bGUudGltZXMgPSBOdW1iZXIodGltZXMpOwogICAgY29uc3Qgc3VibWl0ID0gZm9ybS5xdWVyeVNlbGVjdG9yKCJidXR0
-                b25bdHlwZT1zdWJtaXRdIik7CiAgICBzdWJtaXQuZGlzYWJsZWQgPSB0cnVlOwogICAgdHJ5IHsKICAgICAgYXdhaXQgY29udGV4
-                dC5hY3QoYGFkZCAke2tpbmQudmFsdWV9IGZhdWx0YCwgKCkgPT4gYWRtaW5Qb3N0KCIvX19hZG1pbi9mYXVsdHMiLCBydWxlKSk7
-                CiAgICB9IGZpbmFsbHkgewogICAgICBzdWJtaXQuZGlzYWJsZWQgPSBmYWxzZTsKICAgIH0KICB9KTsKfQo=
+                dXR0b24sIGVsLCB0YWJsZSB9IGZyb20gIi4uL2RvbS5qcyI7CgovKioKICogRXhhbXBsZSBvcHRpb25zIHBlciBraW5kLCBwdXQg
+                aW4gdGhlIG9wdGlvbnMgZmllbGQgd2hlbiB0aGUga2luZCBjaGFuZ2VzOiBvbmUgZm9yIGVhY2ggb2YKICogYEZhdWx0LmtpbmRz
+                YCwgYW5kIGVhY2ggb25lIGEgZmF1bHQgdGhlIHNlcnZlciB0YWtlcyAoYERhc2hib2FyZENvbnRyYWN0VGVzdHNgKS4KICovCmV4
+                cG9ydCBjb25zdCBGQVVMVF9FWEFNUExFUyA9IHsKICBzdGF0dXM6IHsgc3RhdHVzOiA1MDMsIHJldHJ5QWZ0ZXI6IDIgfSwKICBm
+                b3JiaWRkZW46IHt9LAogIGRlbGF5OiB7IG1zOiAyMDAwIH0sCiAgbGF0ZW5jeTogeyBtczogMjAwIH0sCiAgZHJvcF9hZnRlcl9l
+                dmVudHM6IHsgZXZlbnRzOiAzIH0sCiAgZHJvcF9hZnRlcl9ieXRlczogeyBieXRlczogMTAwIH0sCiAgY3V0X2luc2lkZV9ldmVu
+                dDogeyBldmVudHM6IDIsIGJ5dGVzOiAxMCB9LAogIGZyYWdtZW50OiB7IGJ5dGVzOiAxLCBkZWxheU1zOiAyMCB9LAogIHN0YWxs
+                OiB7IGFmdGVyRXZlbnRzOiAyLCBtczogMTAwMDAgfSwKICBtdXRlOiB7IG1zOiAxMDAwMCB9LAogIGJsYWNraG9sZTogeyBhZnRl
+                ckV2ZW50czogMiB9LAogIGJ1ZmZlcjogeyBrYjogNCB9LAogIHJlc2V0OiB7fSwKICBlbXB0eV9yZXNwb25zZToge30sCiAgbWFs
+                Zm9ybWVkOiB7IHZhcmlhbnQ6ICJNQUxGT1JNRURfUkVTUE9OU0VfQ0hVTksiIH0sCiAgcmVmdXNlX3N0cmVhbTogeyBzdGF0dXM6
+                IDUwMyB9LAp9OwoKZnVuY3Rpb24gZGVzY3JpYmVNYXRjaChtYXRjaCkgewogIGNvbnN0IHBhcnRzID0gW107CiAgaWYgKG1hdGNo
+                Py5tZXRob2QpIHBhcnRzLnB1c2gobWF0Y2gubWV0aG9kKTsKICBwYXJ0cy5wdXNoKG1hdGNoPy5wYXRoIHx8ICJhbnkgcGF0aCIp
+                OwogIGlmIChtYXRjaD8uaGVhZGVyKSBwYXJ0cy5wdXNoKGBoZWFkZXJzICR7SlNPTi5zdHJpbmdpZnkobWF0Y2guaGVhZGVyKX1g
+                KTsKICByZXR1cm4gcGFydHMuam9pbigiICIpOwp9CgpleHBvcnQgZnVuY3Rpb24gcmVuZGVyRmF1bHRzKGNvbnRhaW5lciwgZmF1
+                bHRzLCBjb250ZXh0KSB7CiAgY29uc3Qgcm93cyA9IGZhdWx0cy5tYXAoKHJ1bGUpID0+IHsKICAgIGNvbnN0IHsga2luZCwgLi4u
+                b3B0aW9ucyB9ID0gcnVsZS5mYXVsdCB8fCB7fTsKICAgIHJldHVybiBlbCgKICAgICAgInRyIiwKICAgICAgeyBkYXRhc2V0OiB7
+                IGZhdWx0SWQ6IHJ1bGUuaWQgfSB9LAogICAgICBlbCgidGQiLCB7IGNsYXNzTmFtZTogIm1vbm8iLCB0ZXh0OiBydWxlLmlkIH0p
+                LAogICAgICBlbCgidGQiLCB7IGNsYXNzTmFtZTogIm1vbm8iLCB0ZXh0OiBkZXNjcmliZU1hdGNoKHJ1bGUubWF0Y2gpIH0pLAog
+                ICAgICBlbCgidGQiLCB7fSwgZWwoInN0cm9uZyIsIHsgdGV4dDoga2luZCB9KSwgIiAiLCBlbCgic3BhbiIsIHsgY2xhc3NOYW1l
+                OiAibW9ubyBtdXRlZCIsIHRleHQ6IE9iamVjdC5rZXlzKG9wdGlvbnMpLmxlbmd0aCA/IEpTT04uc3RyaW5naWZ5KG9wdGlvbnMp
+                IDogIiIgfSkpLAogICAgICBlbCgidGQiLCB7IGNsYXNzTmFtZTogIm51bWJlciIsIHRleHQ6IHJ1bGUuZmlyZWQgfSksCiAgICAg
+                IGVsKCJ0ZCIsIHsgY2xhc3NOYW1lOiAibnVtYmVyIiwgdGV4dDogcnVsZS50aW1lcyA/PyAi4oieIiB9KSwKICAgICAgZWwoCiAg
+                ICAgICAgInRkIiwKICAgICAgICB7IGNsYXNzTmFtZTogImFjdGlvbnMiIH0sCiAgICAgICAgYWN0aW9uQnV0dG9uKCJSZW1vdmUi
+                LCAicmVtb3ZlIiwgKCkgPT4gY29udGV4dC5hY3QoYHJlbW92ZSAke3J1bGUuaWR9YCwgKCkgPT4gYWRtaW5EZWxldGUoYC9fX2Fk
+                bWluL2ZhdWx0cy8ke3NlZ21lbnQocnVsZS5pZCl9YCkpLCAiZGFuZ2VyIiksCiAgICAgICksCiAgICApOwogIH0pOwogIGNvbnRh
+                aW5lci5yZXBsYWNlQ2hpbGRyZW4odGFibGUoWyJSdWxlIiwgIk1hdGNoIiwgIkZhdWx0IiwgIkZpcmVkIiwgIkxlZnQiLCAiIl0s
+                IHJvd3MsICJObyBmYXVsdCBydWxlcy4iKSk7Cn0KCi8qKiBXaXJlcyB0aGUgYWRkLWEtZmF1bHQgZm9ybSAoc3RhdGljIGluIGlu
+                ZGV4Lmh0bWwpLiAqLwpleHBvcnQgZnVuY3Rpb24gc2V0VXBGYXVsdEZvcm0oZm9ybSwgY29udGV4dCkgewogIGNvbnN0IGtpbmQg
+                PSBmb3JtLmVsZW1lbnRzLm5hbWVkSXRlbSgia2luZCIpOwogIGNvbnN0IG9wdGlvbnMgPSBmb3JtLmVsZW1lbnRzLm5hbWVkSXRl
+                bSgib3B0aW9ucyIpOwogIGZvciAoY29uc3QgbmFtZSBvZiBPYmplY3Qua2V5cyhGQVVMVF9FWEFNUExFUykpIGtpbmQuYXBwZW5k
+                KGVsKCJvcHRpb24iLCB7IHRleHQ6IG5hbWUsIGF0dHJzOiB7IHZhbHVlOiBuYW1lIH0gfSkpOwogIGNvbnN0IHNob3dFeGFtcGxl
+                ID0gKCkgPT4gewogICAgb3B0aW9ucy52YWx1ZSA9IEpTT04uc3RyaW5naWZ5KEZBVUxUX0VYQU1QTEVTW2tpbmQudmFsdWVdIHx8
+                IHt9KTsKICB9OwogIGtpbmQuYWRkRXZlbnRMaXN0ZW5lcigiY2hhbmdlIiwgc2hvd0V4YW1wbGUpOwogIHNob3dFeGFtcGxlKCk7
+                CiAgZm9ybS5hZGRFdmVudExpc3RlbmVyKCJzdWJtaXQiLCBhc3luYyAoZXZlbnQpID0+IHsKICAgIGV2ZW50LnByZXZlbnREZWZh
+                dWx0KCk7CiAgICBsZXQgZXh0cmE7CiAgICB0cnkgewogICAgICBleHRyYSA9IG9wdGlvbnMudmFsdWUudHJpbSgpID8gSlNPTi5w
+                YXJzZShvcHRpb25zLnZhbHVlKSA6IHt9OwogICAgICBpZiAodHlwZW9mIGV4dHJhICE9PSAib2JqZWN0IiB8fCBleHRyYSA9PT0g
+                bnVsbCB8fCBBcnJheS5pc0FycmF5KGV4dHJhKSkgdGhyb3cgbmV3IEVycm9yKCJub3QgYW4gb2JqZWN0Iik7CiAgICB9IGNhdGNo
+                IHsKICAgICAgY29udGV4dC5yZXBvcnQoIlRoZSBvcHRpb25zIG11c3QgYmUgYSBKU09OIG9iamVjdCwgZS5nLiB7XCJzdGF0dXNc
+                Ijo1MDN9LiIsIHRydWUpOwogICAgICByZXR1cm47CiAgICB9CiAgICBjb25zdCBtYXRjaCA9IHt9OwogICAgY29uc3QgbWV0aG9k
+                ID0gZm9ybS5lbGVtZW50cy5uYW1lZEl0ZW0oIm1ldGhvZCIpLnZhbHVlLnRyaW0oKTsKICAgIGNvbnN0IHBhdGggPSBmb3JtLmVs
+                ZW1lbnRzLm5hbWVkSXRlbSgicGF0aCIpLnZhbHVlLnRyaW0oKTsKICAgIGlmIChtZXRob2QpIG1hdGNoLm1ldGhvZCA9IG1ldGhv
+                ZDsKICAgIGlmIChwYXRoKSBtYXRjaC5wYXRoID0gcGF0aDsKICAgIGNvbnN0IHJ1bGUgPSB7IG1hdGNoLCBmYXVsdDogeyAuLi5l
+                eHRyYSwga2luZDoga2luZC52YWx1ZSB9IH07CiAgICBjb25zdCB0aW1lcyA9IGZvcm0uZWxlbWVudHMubmFtZWRJdGVtKCJ0aW1l
+                cyIpLnZhbHVlLnRyaW0oKTsKICAgIGlmICh0aW1lcykgcnVsZS50aW1lcyA9IE51bWJlcih0aW1lcyk7CiAgICBjb25zdCBzdWJt
+                aXQgPSBmb3JtLnF1ZXJ5U2VsZWN0b3IoImJ1dHRvblt0eXBlPXN1Ym1pdF0iKTsKICAgIHN1Ym1pdC5kaXNhYmxlZCA9IHRydWU7
+                CiAgICB0cnkgewogICAgICBhd2FpdCBjb250ZXh0LmFjdChgYWRkICR7a2luZC52YWx1ZX0gZmF1bHRgLCAoKSA9PiBhZG1pblBv
+                c3QoIi9fX2FkbWluL2ZhdWx0cyIsIHJ1bGUpKTsKICAgIH0gZmluYWxseSB7CiAgICAgIHN1Ym1pdC5kaXNhYmxlZCA9IGZhbHNl
+                OwogICAgfQogIH0pOwp9Cg==
                 """),
         EmbeddedFile(
             path: "js/panels/jobs.js", etag: "\"f31-f6ee4b7190ce5318\"",
@@ -395,7 +399,7 @@ extension EmbeddedResources {
                 ZXJhdGlvbiIsICJIYXQiLCAiRWxhcHNlZCJdLCByb3dzLCAiTm8gd29ya2Zsb3cgc2Vzc2lvbnMuIikpOwp9Cg==
                 """),
         EmbeddedFile(
-            path: "js/panels/journal.js", etag: "\"876-365c31c15551a0bf\"",
+            path: "js/panels/journal.js", etag: "\"8b9-fefc14e0166d3db0\"",
             base64: """
                 Ly8gVGhlIHJlcXVlc3Qgam91cm5hbCAobmV3ZXN0IGZpcnN0KSBhbmQgdGhlIGxpdmUgZmVlZCBsaXN0LgoKaW1wb3J0IHsgYmFk
                 Z2UsIGNsb2NrVGltZSwgZWwsIHRhYmxlIH0gZnJvbSAiLi4vZG9tLmpzIjsKaW1wb3J0IHsgZGVzY3JpYmVGZWVkRXZlbnQgfSBm
@@ -415,17 +419,18 @@ extension EmbeddedResources {
                 ICAgIGVsKCJ0ZCIsIHsgY2xhc3NOYW1lOiAibnVtYmVyIiwgdGV4dDogYCR7ZW50cnkuZHVyYXRpb25Nc30gbXNgIH0pLAogICAg
                 ICBlbCgidGQiLCB7IGNsYXNzTmFtZTogIm1vbm8iLCB0ZXh0OiBlbnRyeS5mYXVsdCB8fCAiIiB9KSwKICAgICk7CiAgfSk7CiAg
                 Y29udGFpbmVyLnJlcGxhY2VDaGlsZHJlbih0YWJsZShbIlRpbWUiLCAiTWV0aG9kIiwgIlRhcmdldCIsICJTdGF0dXMiLCAiVG9v
-                ayIsICJGYXVsdCJdLCByb3dzLCAiTm8gcmVxdWVzdHMgeWV0LiIpKTsKfQoKY29uc3QgS0lORF9UT05FUyA9IHsKICByZXF1ZXN0
-                OiAibXV0ZWQiLAogIGxvZ2luOiAib2siLAogICJzZXNzaW9uLmV4cGlyZWQiOiAiYmFkIiwKICAic2Vzc2lvbi50ZXJtaW5hdGVk
-                IjogIndhcm4iLAogICJmYXVsdC5maXJlZCI6ICJiYWQiLAogICJzdHJlYW0uY29ubmVjdGVkIjogImluZm8iLAogICJzdHJlYW0u
-                ZGlzY29ubmVjdGVkIjogIm11dGVkIiwKfTsKCi8qKiBBIGxpc3QgaXRlbSBmb3Igb25lIGZlZWQgZXZlbnQsIG5ld2VzdCBvbiB0
-                b3A7IHRoZSBsaXN0IGtlZXBzIHRoZSBsYXN0IGBsaW1pdGAuICovCmV4cG9ydCBmdW5jdGlvbiBwcmVwZW5kRmVlZEl0ZW0obGlz
-                dCwgZXZlbnQsIGxpbWl0KSB7CiAgY29uc3QgaXRlbSA9IGVsKAogICAgImxpIiwKICAgIHsgZGF0YXNldDogeyBldmVudFR5cGU6
-                IGV2ZW50LmtpbmQsIGV2ZW50SWQ6IGV2ZW50LmlkIH0gfSwKICAgIGVsKCJzcGFuIiwgeyBjbGFzc05hbWU6ICJ0aW1lIiwgdGV4
-                dDogY2xvY2tUaW1lKGV2ZW50LmRhdGE/LnRzKSwgdGl0bGU6IGV2ZW50LmRhdGE/LnRzIH0pLAogICAgYmFkZ2UoZXZlbnQua2lu
-                ZCwgS0lORF9UT05FU1tldmVudC5raW5kXSksCiAgICBlbCgic3BhbiIsIHsgY2xhc3NOYW1lOiAidGV4dCIsIHRleHQ6IGRlc2Ny
-                aWJlRmVlZEV2ZW50KGV2ZW50LmtpbmQsIGV2ZW50LmRhdGEpIH0pLAogICk7CiAgbGlzdC5wcmVwZW5kKGl0ZW0pOwogIHdoaWxl
-                IChsaXN0LmNoaWxkcmVuLmxlbmd0aCA+IGxpbWl0KSBsaXN0Lmxhc3RFbGVtZW50Q2hpbGQucmVtb3ZlKCk7Cn0K
+                ayIsICJGYXVsdCJdLCByb3dzLCAiTm8gcmVxdWVzdHMgeWV0LiIpKTsKfQoKLyoqIEEgdGludCBmb3IgZWFjaCBraW5kIG9mIGZl
+                ZWQgZXZlbnQgKGBBZG1pbkZlZWRFdmVudC5LaW5kYCkuICovCmNvbnN0IEtJTkRfVE9ORVMgPSB7CiAgcmVxdWVzdDogIm11dGVk
+                IiwKICBsb2dpbjogIm9rIiwKICAic2Vzc2lvbi5leHBpcmVkIjogImJhZCIsCiAgInNlc3Npb24udGVybWluYXRlZCI6ICJ3YXJu
+                IiwKICAiZmF1bHQuZmlyZWQiOiAiYmFkIiwKICAic3RyZWFtLmNvbm5lY3RlZCI6ICJpbmZvIiwKICAic3RyZWFtLmRpc2Nvbm5l
+                Y3RlZCI6ICJtdXRlZCIsCn07CgovKiogQSBsaXN0IGl0ZW0gZm9yIG9uZSBmZWVkIGV2ZW50LCBuZXdlc3Qgb24gdG9wOyB0aGUg
+                bGlzdCBrZWVwcyB0aGUgbGFzdCBgbGltaXRgLiAqLwpleHBvcnQgZnVuY3Rpb24gcHJlcGVuZEZlZWRJdGVtKGxpc3QsIGV2ZW50
+                LCBsaW1pdCkgewogIGNvbnN0IGl0ZW0gPSBlbCgKICAgICJsaSIsCiAgICB7IGRhdGFzZXQ6IHsgZXZlbnRUeXBlOiBldmVudC5r
+                aW5kLCBldmVudElkOiBldmVudC5pZCB9IH0sCiAgICBlbCgic3BhbiIsIHsgY2xhc3NOYW1lOiAidGltZSIsIHRleHQ6IGNsb2Nr
+                VGltZShldmVudC5kYXRhPy50cyksIHRpdGxlOiBldmVudC5kYXRhPy50cyB9KSwKICAgIGJhZGdlKGV2ZW50LmtpbmQsIEtJTkRf
+                VE9ORVNbZXZlbnQua2luZF0pLAogICAgZWwoInNwYW4iLCB7IGNsYXNzTmFtZTogInRleHQiLCB0ZXh0OiBkZXNjcmliZUZlZWRF
+                dmVudChldmVudC5raW5kLCBldmVudC5kYXRhKSB9KSwKICApOwogIGxpc3QucHJlcGVuZChpdGVtKTsKICB3aGlsZSAobGlzdC5j
+                aGlsZHJlbi5sZW5ndGggPiBsaW1pdCkgbGlzdC5sYXN0RWxlbWVudENoaWxkLnJlbW92ZSgpOwp9Cg==
                 """),
         EmbeddedFile(
             path: "js/panels/players.js", etag: "\"cc1-255f64b5df48934c\"",

@@ -4,19 +4,12 @@ import MockBackendHTTP
 struct AdminFaultRoutes {
     let store: FaultStore
 
-    struct NewRule: Decodable {
-        var match: FaultRule.Match?
-        var fault: Fault
-        var times: Int?
-        var probability: Double?
-    }
-
     func register(on admin: inout RouterGroup) {
         let store = store
         admin.post("/faults") { request in
-            let body: NewRule
+            let body: NewFaultRule
             do {
-                body = try RequestBody.decode(NewRule.self, from: request)
+                body = try RequestBody.decode(NewFaultRule.self, from: request)
             } catch let error as FaultDefinitionError {
                 throw ProblemDetails.badRequest("Field '\(error.field)' \(error.reason).", code: "INVALID_FAULT")
             }
@@ -28,7 +21,7 @@ struct AdminFaultRoutes {
             return try .json(rule, status: 201)
         }
         admin.get("/faults") { _ in try .json(store.all) }
-        admin.delete("/faults") { _ in try .json(["removed": store.removeAll()]) }
+        admin.delete("/faults") { _ in try .json(FaultsRemoved(removed: store.removeAll())) }
         admin.delete("/faults/{id}") { request in
             let id = request.pathParameters["id"] ?? ""
             guard store.remove(id) else {
@@ -40,7 +33,7 @@ struct AdminFaultRoutes {
 
     /// Refuses what a rule cannot mean, naming the field. The fault itself was checked as
     /// it was decoded (`Fault+Coding.swift`).
-    static func validate(_ rule: NewRule) throws {
+    static func validate(_ rule: NewFaultRule) throws {
         func refuse(_ field: String, _ reason: String) -> ProblemDetails {
             ProblemDetails.badRequest("Field '\(field)' \(reason).", code: "INVALID_FAULT")
         }

@@ -4,23 +4,27 @@ import MockBackendHTTP
 /// of the route; `reset`, `empty_response` and `malformed` never reach it; every other kind
 /// lets the route answer and shapes its bytes (`FaultShaper`), after any shaping of the
 /// route's own (a stub's delays), so the two add up.
-struct FaultMiddleware: HTTPMiddleware {
+///
+/// It runs inside the request journal's middleware (`RequestJournalMiddleware`), which it
+/// tells which rule fired as a value, with the response.
+struct FaultMiddleware: Sendable {
     let store: FaultStore
     let feed: AdminEventFeed
 
-    func respond(to request: HTTPRequest, next: (HTTPRequest) throws -> HTTPResponse) throws -> HTTPResponse {
+    /// The response to `request`, and the rule that acted on it if one fired.
+    func respond(to request: HTTPRequest, next: (HTTPRequest) throws -> HTTPResponse) throws
+        -> (response: HTTPResponse, fired: FiredFault?)
+    {
         guard !AdminAPI.contains(path: request.path), let rule = store.fire(for: request) else {
-            return try next(request)
+            return (try next(request), nil)
         }
-        var response = try answer(request, rule.fault, next: next)
-        response.notes["fault"] = "\(rule.fault.kind) \(rule.id)"
+        let response = try answer(request, rule.fault, next: next)
         feed.publish(
-            .faultFired,
-            [
-                "fault": .string(rule.id), "kind": .string(rule.fault.kind), "method": .string(request.method),
-                "target": .string(request.target), "connection": .integer(Int(request.connectionID)),
-            ])
-        return response
+            .faultFired(
+                .init(
+                    fault: rule.id, kind: rule.fault.kind, method: request.method, target: request.target,
+                    connection: request.connectionID)))
+        return (response, FiredFault(ruleID: rule.id, fault: rule.fault))
     }
 
     private func answer(_ request: HTTPRequest, _ fault: Fault, next: (HTTPRequest) throws -> HTTPResponse) throws

@@ -12,16 +12,12 @@ struct AdminGenerationRoutes {
             stream: generation.stream.name)
     }
 
-    struct FailRequest: Decodable {
-        var message: String?
-    }
-
     func register(on admin: inout RouterGroup) {
         let generations = generations
         admin.get("/generations") { _ in try .json(generations.all.map(Self.entry)) }
         admin.post("/generations/{id}/fail") { request in
             let generation = try GenerationRoutes.generation(request, generations, userId: nil)
-            let body = try RequestBody.decode(FailRequest.self, from: request)
+            let body = try RequestBody.decode(GenerationFailRequest.self, from: request)
             let failed = generations.fail(generation, message: body.message ?? "The generation failed (admin).")
             return try Self.answer(failed, generation)
         }

@@ -10,17 +10,12 @@ struct AdminImportRoutes {
         AdminImport(status: job.snapshot, createdAt: job.createdAt, stream: job.stream.name)
     }
 
-    struct FailRequest: Decodable {
-        var code: String?
-        var message: String?
-    }
-
     func register(on admin: inout RouterGroup) {
         let imports = imports
         admin.get("/imports") { _ in try .json(imports.all.map(Self.entry)) }
         admin.post("/imports/{jobId}/fail") { request in
             let job = try ImportRoutes.job(request, imports)
-            let body = try RequestBody.decode(FailRequest.self, from: request)
+            let body = try RequestBody.decode(ImportFailRequest.self, from: request)
             let failed = imports.fail(
                 job, code: body.code ?? "IMPORT_FAILED", message: body.message ?? "The import failed (admin).")
             return try Self.answer(failed, job, "it has already finished")

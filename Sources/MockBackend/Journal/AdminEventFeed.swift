@@ -10,8 +10,8 @@ import Foundation
 
 /// The live feed of what happens in the mock, `GET /__admin/events`: requests, logins,
 /// session expiries, faults fired, stream connects and disconnects. The dashboard and
-/// tests subscribe to it. Each event's type names what happened; its data is a JSON
-/// object with `ts` (ISO 8601) and the details.
+/// tests subscribe to it. Each event is an `AdminFeedEvent`: its kind is the `event:` type,
+/// its data a JSON object with `ts` (ISO 8601) and the details.
 ///
 /// Request events, one per request, are encoded only when somebody may read them: while
 /// the feed has no subscriber they wait as plain values (`RequestEvent`) and are logged,
@@ -20,17 +20,6 @@ import Foundation
 /// no date formatting and no log entry when nobody watches, and a subscriber that comes
 /// later still finds the same history.
 package final class AdminEventFeed: Sendable {
-    /// The kinds of event the feed carries.
-    package enum Kind: String, Sendable, CaseIterable {
-        case request
-        case login
-        case sessionExpired = "session.expired"
-        case sessionTerminated = "session.terminated"
-        case faultFired = "fault.fired"
-        case streamConnected = "stream.connected"
-        case streamDisconnected = "stream.disconnected"
-    }
-
     /// Request events waiting to be logged. Invariant: the oldest `dropped` of them were
     /// recorded and have already left what the log would retain, so only their ids count.
     private struct Deferred {
@@ -54,11 +43,11 @@ package final class AdminEventFeed: Sendable {
         streams.beforeReading { [weak self] in self?.flushDeferred() }
     }
 
-    /// Publishes one event with `fields` and a `ts`, after the request events waiting.
-    package func publish(_ kind: Kind, _ fields: [String: JSONValue]) {
+    /// Publishes one event with a `ts`, after the request events waiting.
+    package func publish(_ event: AdminFeedEvent) {
         deferred.withLock { deferred in
             log(&deferred)
-            stream.publish(Self.event(kind, fields, at: Date()))
+            stream.publish(Self.event(event, at: Date()))
         }
     }
 
@@ -114,32 +103,20 @@ package final class AdminEventFeed: Sendable {
         deferred = Deferred()
     }
 
-    static func event(_ kind: Kind, _ fields: [String: JSONValue], at date: Date) -> ServerSentEvent {
-        var object = fields
+    static func event(_ event: AdminFeedEvent, at date: Date) -> ServerSentEvent {
+        var object = event.fields
         object["ts"] = .string(Timestamp.iso8601(date))
         let data = JSONValue.object(object).serialized.map { String(decoding: $0, as: UTF8.self) }
-        return ServerSentEvent(type: kind.rawValue, data: data ?? "{}")
+        return ServerSentEvent(type: event.kind.rawValue, data: data ?? "{}")
     }
 }
 
-/// A `request` event of the admin feed, kept as values until it is logged.
+/// A `request` event of the admin feed, kept as a value until it is logged.
 struct RequestEvent: Sendable {
-    let id: Int
-    let method: String
-    let target: String
-    let status: Int
-    let durationMs: Double
-    let connection: UInt64
-    let fault: String?
+    let request: AdminFeedEvent.Request
     let at: Date
 
     var event: ServerSentEvent {
-        var fields: [String: JSONValue] = [
-            "id": .integer(id), "method": .string(method), "target": .string(target),
-            "status": .integer(status), "durationMs": .number(durationMs),
-            "connection": .integer(Int(clamping: connection)),
-        ]
-        if let fault { fields["fault"] = .string(fault) }
-        return AdminEventFeed.event(.request, fields, at: at)
+        AdminEventFeed.event(.request(request), at: at)
     }
 }

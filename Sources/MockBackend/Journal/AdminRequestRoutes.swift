@@ -34,8 +34,8 @@ struct AdminRequestRoutes {
         }
         admin.post("/requests/count") { request in
             let matcher = try RequestBody.decode(RequestMatcher.self, from: request).validated()
-            return try .json(["count": journal.count(matching: matcher)])
+            return try .json(RequestCount(count: journal.count(matching: matcher)))
         }
-        admin.delete("/requests") { _ in try .json(["cleared": journal.clear()]) }
+        admin.delete("/requests") { _ in try .json(RequestsCleared(cleared: journal.clear())) }
     }
 }

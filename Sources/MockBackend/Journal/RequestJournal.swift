@@ -32,7 +32,7 @@ package final class RequestJournal: Sendable {
         state = LockedValue(State(entries: ChunkedRecordLog(retention: capacity)))
     }
 
-    func record(_ request: HTTPRequest, status: Int, duration: Duration, fault: String? = nil) {
+    func record(_ request: HTTPRequest, status: Int, duration: Duration, fault: FiredFault? = nil) {
         let now = Date()
         let milliseconds = duration.milliseconds.rounded(toPlaces: 3)
         let id = state.withLock { state in
@@ -54,14 +54,16 @@ package final class RequestJournal: Sendable {
                 record.write(status)
                 record.write(milliseconds)
                 record.write(request.connectionID)
-                record.write(fault)
+                record.write(fault?.summary)
             }
             return id
         }
         events?.publish(
             RequestEvent(
-                id: id, method: request.method, target: request.target, status: status, durationMs: milliseconds,
-                connection: request.connectionID, fault: fault, at: now))
+                request: AdminFeedEvent.Request(
+                    id: id, method: request.method, target: request.target, status: status, durationMs: milliseconds,
+                    connection: request.connectionID, fault: fault?.summary),
+                at: now))
     }
 
     /// Entries, newest first, that `matcher` accepts and that arrived at or after `since`.

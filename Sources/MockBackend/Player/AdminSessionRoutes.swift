@@ -5,40 +5,25 @@ import MockBackendHTTP
 struct AdminSessionRoutes {
     let player: PlayerService
 
-    /// `{"reason"?, "code"?}` of an expiry or termination.
-    struct EndRequest: Decodable {
-        var reason: String?
-        var code: Int?
-    }
-
-    struct SessionEnded: Encodable {
-        var sessionId: String
-        var userId: Int
-        var state: String
-        var reason: String?
-        var code: Int?
-        var streamsEnded: Int
-    }
-
     func register(on admin: inout RouterGroup) {
         let player = player
-        admin.get("/sessions") { _ in try .json(player.accounts.sessions.map(SessionSnapshot.init)) }
+        admin.get("/sessions") { _ in try .json(player.accounts.sessions.map(AdminSession.init)) }
         admin.post("/sessions/{sessionId}/expire") { request in
             let sessionId = request.pathParameters["sessionId"] ?? ""
-            let reason = try Self.reason(RequestBody.decode(EndRequest.self, from: request))
+            let reason = try Self.reason(RequestBody.decode(SessionEndRequest.self, from: request))
             let ended = try Self.require(player.expire(sessionId, reason: reason), sessionId, player)
             return try .json(
-                SessionEnded(
+                SessionEnding(
                     sessionId: sessionId, userId: ended.session.userId, state: ended.session.state.name,
                     reason: reason.reason, code: reason.code, streamsEnded: ended.streams))
         }
         admin.post("/sessions/{sessionId}/terminate") { request in
             let sessionId = request.pathParameters["sessionId"] ?? ""
-            let body = try RequestBody.decode(EndRequest.self, from: request)
+            let body = try RequestBody.decode(SessionEndRequest.self, from: request)
             let reason = try Self.text(body.reason) ?? "Logged out elsewhere"
             let ended = try Self.require(player.terminate(sessionId, reason: reason), sessionId, player)
             return try .json(
-                SessionEnded(
+                SessionEnding(
                     sessionId: sessionId, userId: ended.session.userId, state: ended.session.state.name,
                     reason: reason, code: nil, streamsEnded: ended.streams))
         }
@@ -47,7 +32,7 @@ struct AdminSessionRoutes {
     /// The reason of an expiry: any text with any integer code. One of the backend's own
     /// (`Expired` 1, `Logout` 2, `Kicked` 3) may be named by either field alone; any other
     /// needs both. Neither: `Expired` (1).
-    static func reason(_ body: EndRequest) throws -> SessionExitReason {
+    static func reason(_ body: SessionEndRequest) throws -> SessionExitReason {
         let text = try self.text(body.reason)
         switch (text, body.code) {
         case (nil, nil):
@@ -93,25 +78,13 @@ struct AdminSessionRoutes {
     }
 }
 
-/// A session as the admin API shows it.
-struct SessionSnapshot: Encodable {
-    var sessionId: String
-    var id: String
-    var userId: Int
-    var loginTime: String
-    var state: String
-    var reason: String?
-    var code: Int?
-
+extension AdminSession {
+    /// A session as the admin API shows it.
     init(_ session: PlayerSession) {
-        sessionId = session.sessionId
-        id = session.id
-        userId = session.userId
-        loginTime = session.loginTime
-        state = session.state.name
-        if case .expired(let reason) = session.state {
-            self.reason = reason.reason
-            code = reason.code
-        }
+        var reason: SessionExitReason?
+        if case .expired(let exit) = session.state { reason = exit }
+        self.init(
+            sessionId: session.sessionId, id: session.id, userId: session.userId, loginTime: session.loginTime,
+            state: session.state.name, reason: reason?.reason, code: reason?.code)
     }
 }

@@ -6,24 +6,6 @@ import MockBackendHTTP
 struct AdminUserRoutes {
     let player: PlayerService
 
-    struct BalanceRequest: Decodable {
-        var amount: Double
-        var wallet: String?
-        var productType: String?
-        var operationType: Int?
-    }
-
-    struct BalancePosted: Encodable {
-        var posting: BalanceUpdateBody
-        var balance: PlayerBalanceResponse
-    }
-
-    struct UserDeleted: Encodable {
-        var userId: Int
-        /// The sessions it had open, now ended as `Kicked`.
-        var sessionsEnded: [String]
-    }
-
     func register(on admin: inout RouterGroup) {
         let player = player
         admin.get("/users") { _ in try .json(player.accounts.users) }
@@ -38,22 +20,19 @@ struct AdminUserRoutes {
         admin.delete("/users/{userId}") { request in
             let userId = try Self.userId(request, player)
             guard let ended = player.deleteUser(userId) else { throw Self.noUser(userId) }
-            return try .json(UserDeleted(userId: userId, sessionsEnded: ended.map(\.sessionId)))
+            return try .json(UserRemoval(userId: userId, sessionsEnded: ended.map(\.sessionId)))
         }
         admin.post("/users/{userId}/expire-sessions") { request in
             let userId = try Self.userId(request, player)
-            let reason = try AdminSessionRoutes.reason(
-                RequestBody.decode(AdminSessionRoutes.EndRequest.self, from: request))
+            let reason = try AdminSessionRoutes.reason(RequestBody.decode(SessionEndRequest.self, from: request))
             let expired = player.expireAll(of: userId, reason: reason)
-            return try .json([
-                "userId": .integer(userId), "expired": JSONValue.array(expired.map { .string($0.sessionId) }),
-            ])
+            return try .json(ExpiredSessions(userId: userId, expired: expired.map(\.sessionId)))
         }
         admin.post("/users/{userId}/balance") { request in
             let userId = try Self.userId(request, player)
-            let body = try RequestBody.decode(BalanceRequest.self, from: request)
-            let wallet = body.wallet ?? "Real"
-            guard wallet == "Real" || wallet == "Bonus" else {
+            let body = try RequestBody.decode(BalancePostingRequest.self, from: request)
+            let wallet = body.wallet ?? Wallet.real.rawValue
+            guard Wallet(rawValue: wallet) != nil else {
                 throw ProblemDetails.badRequest("Field 'wallet' must be Real or Bonus.", code: "INVALID_BODY")
             }
             if let operation = body.operationType, !(0...3).contains(operation) {
@@ -70,7 +49,7 @@ struct AdminUserRoutes {
                 operationType: body.operationType)
             guard let user = player.accounts.user(userId) else { throw Self.noUser(userId) }
             return try .json(
-                BalancePosted(
+                BalancePosting(
                     posting: posting,
                     balance: PlayerBalanceResponse(
                         currency: user.currency, real: user.realBalance, bonus: user.bonusBalance)))
@@ -91,7 +70,7 @@ struct AdminUserRoutes {
     }
 
     private static func create(_ request: HTTPRequest, _ player: PlayerService) throws -> UserAccount {
-        let spec = try RequestBody.decode(UserSpec.self, from: request)
+        let spec = try RequestBody.decode(NewUser.self, from: request)
         if let problem = spec.problem {
             throw ProblemDetails.badRequest("Field '\(problem.field)' \(problem.reason).", code: "INVALID_BODY")
         }

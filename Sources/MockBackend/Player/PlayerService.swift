@@ -53,9 +53,7 @@ package final class PlayerService: Sendable {
     package func login(_ login: String, password: String, api: LoginAPI = .player) -> PlayerSession? {
         guard let session = accounts.login(login, password: password) else { return nil }
         userInfo.sessionBegan(session)
-        events?.publish(
-            .login,
-            ["userId": .integer(session.userId), "sessionId": .string(session.sessionId), "api": .string(api.rawValue)])
+        events?.publish(.login(.init(userId: session.userId, sessionId: session.sessionId, api: api.rawValue)))
         if let ttl = settings.sessionTTL {
             let sessionId = session.sessionId
             clock.schedule(after: ttl) { [weak self] in
@@ -86,11 +84,10 @@ package final class PlayerService: Sendable {
             cause: reason == .logout ? .logout : .sessionExpired)
         notifySessionEnd(session, cause: reason == .logout ? .logout : .sessionExpired)
         events?.publish(
-            .sessionExpired,
-            [
-                "sessionId": .string(session.sessionId), "userId": .integer(session.userId),
-                "reason": .string(reason.reason), "code": .integer(reason.code), "streamsEnded": .integer(count),
-            ])
+            .sessionExpired(
+                .init(
+                    sessionId: session.sessionId, userId: session.userId, reason: reason.reason, code: reason.code,
+                    streamsEnded: count)))
         return count
     }
 
@@ -106,11 +103,8 @@ package final class PlayerService: Sendable {
             cause: .sessionTerminated)
         notifySessionEnd(session, cause: .sessionTerminated)
         events?.publish(
-            .sessionTerminated,
-            [
-                "sessionId": .string(sessionId), "userId": .integer(session.userId), "reason": .string(reason),
-                "streamsEnded": .integer(count),
-            ])
+            .sessionTerminated(
+                .init(sessionId: sessionId, userId: session.userId, reason: reason, streamsEnded: count)))
         return (session, count)
     }
 

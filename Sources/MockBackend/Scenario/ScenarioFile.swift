@@ -23,7 +23,7 @@ public struct ScenarioError: Error, Sendable, Equatable, CustomStringConvertible
 /// ```
 public enum ScenarioFile {
     struct Document: Decodable {
-        var users: [UserSpec]
+        var users: [NewUser]
         var workflows: [Scenario.WorkflowSeed]?
         var rates: Scenario.Rates?
     }

@@ -25,7 +25,7 @@ struct AdminStreamRoutes {
             let name = request.pathParameters["stream"] ?? ""
             let options = try RequestBody.decode(StreamDisconnectRequest.self, from: request)
             let stream = try Self.stream(named: name, in: streams)
-            let count = stream.disconnect(connection: options.connection, mode: try options.mode())
+            let count = stream.disconnect(connection: options.connection, mode: try Self.mode(of: options))
             return try .json(StreamDisconnect(stream: name, disconnected: count))
         }
     }
@@ -104,25 +104,20 @@ struct AdminStreamRoutes {
         }
     }
 
+    /// How the connections end; `reset` and `graceful` together are refused.
+    private static func mode(of options: StreamDisconnectRequest) throws -> DisconnectMode {
+        guard let mode = options.mode else {
+            throw ProblemDetails.badRequest(
+                "Fields 'reset' and 'graceful' cannot both be true: a graceful end sends the end of the body, a reset sends RST.",
+                code: "INVALID_BODY")
+        }
+        return mode
+    }
+
     private static func validate(retry: Int) throws {
         guard retry >= 0 else {
             throw ProblemDetails.badRequest(
                 "Field 'retry' must be a number of milliseconds, 0 or more.", code: "INVALID_BODY")
-        }
-    }
-}
-
-extension StreamDisconnectRequest {
-    /// How the connections end; `reset` and `graceful` together are refused.
-    func mode() throws -> DisconnectMode {
-        switch (reset ?? false, graceful ?? false) {
-        case (true, true):
-            throw ProblemDetails.badRequest(
-                "Fields 'reset' and 'graceful' cannot both be true: a graceful end sends the end of the body, a reset sends RST.",
-                code: "INVALID_BODY")
-        case (true, false): return .reset
-        case (false, true): return .graceful
-        case (false, false): return .broken
         }
     }
 }

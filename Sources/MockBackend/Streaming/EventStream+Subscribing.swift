@@ -220,27 +220,3 @@ extension EventStream {
         (try? JSONCoding.encoder.encode(text)).map { String(decoding: $0, as: UTF8.self) } ?? #""""#
     }
 }
-
-extension AdminEventFeed {
-    /// `stream.connected`, from the journal's record of the connection.
-    func publishConnected(_ record: StreamConnectionSnapshot) {
-        publish(
-            .streamConnected,
-            [
-                "stream": .string(record.stream), "connection": .integer(Int(clamping: record.connection)),
-                "lastEventId": record.lastEventId.map(JSONValue.string) ?? .null, "client": .string(record.client),
-                "protocol": .string(record.protocol),
-            ])
-    }
-
-    /// `stream.disconnected`, once the record holds the end.
-    func publishDisconnected(_ record: StreamConnectionSnapshot) {
-        publish(
-            .streamDisconnected,
-            [
-                "stream": .string(record.stream), "connection": .integer(Int(clamping: record.connection)),
-                "reason": .string(record.endReason ?? StreamEndCause.connectionClosed.rawValue),
-                "delivered": .integer(record.deliveredCount),
-            ])
-    }
-}

@@ -23,25 +23,29 @@ extension StreamConnectionSnapshot {
     }
 
     init(reading record: inout RecordReader) {
-        id = record.readInt()
-        stream = record.readString()
-        `protocol` = record.readString()
-        connection = record.readUInt64()
-        client = record.readString()
-        connectedAt = record.readString()
-        endedAt = record.readOptionalString()
-        endReason = record.readOptionalString()
-        lastEventId = record.readOptionalString()
-        requestHeaders = record.readDictionary()
-        deliveredIds = record.readStrings()
-        deliveredCount = record.readInt()
+        let id = record.readInt()
+        let stream = record.readString()
+        let `protocol` = record.readString()
+        let connection = record.readUInt64()
+        let client = record.readString()
+        let connectedAt = record.readString()
+        let endedAt = record.readOptionalString()
+        let endReason = record.readOptionalString()
+        let lastEventId = record.readOptionalString()
+        let requestHeaders = record.readDictionary()
+        let deliveredIds = record.readStrings()
+        let deliveredCount = record.readInt()
+        var reconnect: Reconnect?
         if record.readBool() {
             let gap = record.readDouble()
             let previousEndedAt = record.readString()
             let retry = record.readBool() ? record.readInt() : nil
             reconnect = Reconnect(gapMs: gap, previousEndedAt: previousEndedAt, advertisedRetryMs: retry)
-        } else {
-            reconnect = nil
         }
+        self.init(
+            id: id, stream: stream, protocol: `protocol`, connection: connection, client: client,
+            connectedAt: connectedAt, endedAt: endedAt, endReason: endReason, lastEventId: lastEventId,
+            requestHeaders: requestHeaders, deliveredIds: deliveredIds, deliveredCount: deliveredCount,
+            reconnect: reconnect)
     }
 }

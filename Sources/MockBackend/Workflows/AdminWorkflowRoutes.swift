@@ -5,54 +5,12 @@ import MockBackendHTTP
 struct AdminWorkflowRoutes {
     let workflows: WorkflowService
 
-    /// `POST /__admin/workflows`; every field may be left out.
-    struct CreateRequest: Decodable {
-        var id: String?
-        var iterations: Int?
-        var hats: [String]?
-        var paceSeconds: Double?
-    }
-
-    /// `POST /__admin/workflows/{id}/events`. The payload is a JSON object, as every
-    /// workflow event's is (`WorkflowEvent`); left out or `null`, it is `{}`. Under a topic
-    /// the simulation publishes, it must have that topic's fields (`WorkflowPayload`).
-    struct EventRequest: Decodable {
-        var topic: String
-        var payload: JSONValue?
-
-        /// The payload's fields; 400 when it is not an object, or not the topic's.
-        func fields() throws -> [String: JSONValue] {
-            let fields: [String: JSONValue]
-            switch payload {
-            case nil, .null?: fields = [:]
-            case .object(let object)?: fields = object
-            default: throw ProblemDetails.badRequest("Field 'payload' must be a JSON object.", code: "INVALID_BODY")
-            }
-            do {
-                _ = try WorkflowEvent(topic: topic, ts: 0, payload: fields).typedPayload()
-            } catch let error as DecodingError {
-                throw ProblemDetails.badRequest(
-                    "Field 'payload' is not what topic '\(topic)' carries: \(RequestBody.describe(error))",
-                    code: "INVALID_BODY")
-            }
-            return fields
-        }
-    }
-
-    /// `200` body of `POST /__admin/workflows/{id}/events`.
-    struct Published: Encodable {
-        var session: String
-        var eventId: String
-        var topic: String
-        var ts: Int64
-        var payload: [String: JSONValue]
-    }
-
     func register(on admin: inout RouterGroup) {
         let workflows = workflows
         admin.get("/workflows") { _ in try .json(workflows.all.map(workflows.adminSnapshot(of:))) }
         admin.post("/workflows") { request in
-            let seed = try Self.seed(from: RequestBody.decode(CreateRequest.self, from: request), workflows.settings)
+            let seed = try Self.seed(
+                from: RequestBody.decode(WorkflowCreateRequest.self, from: request), workflows.settings)
             guard let session = workflows.create(seed) else {
                 throw ProblemDetails(
                     status: 409, code: "SESSION_EXISTS", detail: "A workflow session \(seed.id) already exists.")
@@ -61,14 +19,14 @@ struct AdminWorkflowRoutes {
         }
         admin.post("/workflows/{id}/events") { request in
             let session = try WorkflowRoutes.session(request, workflows)
-            let body = try RequestBody.decode(EventRequest.self, from: request)
+            let body = try RequestBody.decode(WorkflowEventRequest.self, from: request)
             guard !body.topic.isEmpty, !body.topic.contains(where: \.isNewline) else {
                 throw ProblemDetails.badRequest("Field 'topic' must be a non-empty single line.", code: "INVALID_BODY")
             }
             switch workflows.publishEvent(session, topic: body.topic, payload: try body.fields()) {
             case .success(let (id, event)):
                 return try .json(
-                    Published(
+                    WorkflowEventPublished(
                         session: session.id, eventId: id, topic: event.topic, ts: event.ts, payload: event.payload))
             case .failure(let conflict):
                 throw WorkflowRoutes.conflict(conflict, session, "its stream has ended")
@@ -84,7 +42,7 @@ struct AdminWorkflowRoutes {
     }
 
     /// The session to create: the request's fields, validated, over the defaults.
-    static func seed(from body: CreateRequest, _ settings: WorkflowSettings) throws -> Scenario.WorkflowSeed {
+    static func seed(from body: WorkflowCreateRequest, _ settings: WorkflowSettings) throws -> Scenario.WorkflowSeed {
         var seed = settings.defaults
         seed.id = ""
         if let id = body.id {
@@ -126,5 +84,25 @@ struct AdminWorkflowRoutes {
 
     private static func invalid(_ detail: String) -> ProblemDetails {
         ProblemDetails.badRequest(detail, code: "INVALID_BODY")
+    }
+}
+
+extension WorkflowEventRequest {
+    /// The payload's fields; 400 when it is not an object, or not the topic's.
+    func fields() throws -> [String: JSONValue] {
+        let fields: [String: JSONValue]
+        switch payload {
+        case nil, .null?: fields = [:]
+        case .object(let object)?: fields = object
+        default: throw ProblemDetails.badRequest("Field 'payload' must be a JSON object.", code: "INVALID_BODY")
+        }
+        do {
+            _ = try WorkflowEvent(topic: topic, ts: 0, payload: fields).typedPayload()
+        } catch let error as DecodingError {
+            throw ProblemDetails.badRequest(
+                "Field 'payload' is not what topic '\(topic)' carries: \(RequestBody.describe(error))",
+                code: "INVALID_BODY")
+        }
+        return fields
     }
 }

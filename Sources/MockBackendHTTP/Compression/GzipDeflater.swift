@@ -5,13 +5,13 @@ import CZlib
 /// A stream's parts go through `compress(_:)`, each ending in a sync flush, so the client
 /// can inflate every part as it arrives; `finish()` writes the gzip trailer. Not thread
 /// safe: one owner at a time (a connection's queue).
-public final class GzipDeflater {
+package final class GzipDeflater {
     /// zlib's state points back at its `z_stream`, so the stream lives at a fixed address.
     private let stream: UnsafeMutablePointer<z_stream>
     private var finished = false
 
     /// - Parameter level: 1 (fastest) to 9 (smallest); 6 is zlib's default.
-    public init(level: Int32 = 6) {
+    package init(level: Int32 = 6) {
         stream = .allocate(capacity: 1)
         stream.initialize(to: z_stream())
         // Fails only when memory runs out, which Swift traps on anyway.
@@ -26,20 +26,20 @@ public final class GzipDeflater {
     }
 
     /// A whole body as one gzip member.
-    public static func gzip(_ bytes: [UInt8], level: Int32 = 6) -> [UInt8] {
+    package static func gzip(_ bytes: [UInt8], level: Int32 = 6) -> [UInt8] {
         let deflater = GzipDeflater(level: level)
         return bytes.withUnsafeBytes { deflater.run($0, flush: Z_FINISH) }
     }
 
     /// Compresses `bytes` and flushes, so everything given so far can be inflated from
     /// what this returns and what came before.
-    public func compress(_ bytes: [UInt8]) -> [UInt8] {
+    package func compress(_ bytes: [UInt8]) -> [UInt8] {
         precondition(!finished, "compress after finish")
         return bytes.withUnsafeBytes { run($0, flush: Z_SYNC_FLUSH) }
     }
 
     /// The end of the member: what deflate still holds and the CRC-32 and size trailer.
-    public func finish() -> [UInt8] {
+    package func finish() -> [UInt8] {
         guard !finished else { return [] }
         finished = true
         return run(UnsafeRawBufferPointer(start: nil, count: 0), flush: Z_FINISH)

@@ -1,23 +1,23 @@
 import CZlib
 
 /// Why a gzip body could not be inflated.
-public struct GzipError: Error, Sendable, Equatable, CustomStringConvertible {
+package struct GzipError: Error, Sendable, Equatable, CustomStringConvertible {
     /// zlib's status code.
-    public let status: Int32
-    public let message: String
+    package let status: Int32
+    package let message: String
 
-    public var description: String { "gzip: \(message) (zlib status \(status))" }
+    package var description: String { "gzip: \(message) (zlib status \(status))" }
 }
 
 /// A gzip decompressor on zlib's inflate, fed in parts as they arrive: each part returns
 /// what can be inflated so far. Clients and tests use it to read compressed bodies and
 /// streams. Not thread safe: one owner at a time.
-public final class GzipInflater {
+package final class GzipInflater {
     private let stream: UnsafeMutablePointer<z_stream>
     /// Whether the gzip trailer has been read.
-    public private(set) var isFinished = false
+    package private(set) var isFinished = false
 
-    public init() {
+    package init() {
         stream = .allocate(capacity: 1)
         stream.initialize(to: z_stream())
         let status = mockbackend_inflateInit_gzip(stream)
@@ -31,7 +31,7 @@ public final class GzipInflater {
     }
 
     /// A whole gzip body. Throws when it is corrupt or cut short.
-    public static func gunzip(_ bytes: [UInt8]) throws(GzipError) -> [UInt8] {
+    package static func gunzip(_ bytes: [UInt8]) throws(GzipError) -> [UInt8] {
         let inflater = GzipInflater()
         let output = try inflater.decompress(bytes)
         guard inflater.isFinished else { throw GzipError(status: Z_BUF_ERROR, message: "truncated body") }
@@ -39,7 +39,7 @@ public final class GzipInflater {
     }
 
     /// Inflates the next part. Bytes after the end of the gzip member are ignored.
-    public func decompress(_ bytes: [UInt8]) throws(GzipError) -> [UInt8] {
+    package func decompress(_ bytes: [UInt8]) throws(GzipError) -> [UInt8] {
         guard !isFinished, !bytes.isEmpty else { return [] }
         var output: [UInt8] = []
         let chunk = 16 * 1024

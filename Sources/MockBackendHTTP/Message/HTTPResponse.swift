@@ -28,9 +28,6 @@ public struct HTTPResponse: Sendable {
     /// Shapes the bytes of this response on their way to the socket; the seam the fault
     /// layer uses to delay, fragment, cut or reset a response. Nil sends bytes as they come.
     public var shaper: (any ResponseShaper)?
-    /// Notes that travel with the response inside the server and are never sent, e.g. the
-    /// fault that acted on it, for the request journal.
-    public var notes: [String: String] = [:]
 
     public init(status: Int = 200, headers: HTTPHeaders = HTTPHeaders(), body: Body = .bytes([])) {
         self.status = status
@@ -70,15 +67,15 @@ public struct HTTPResponse: Sendable {
 }
 
 /// The media types the server names more than once.
-public enum MediaType {
-    public static let json = "application/json; charset=utf-8"
-    public static let problemJSON = "application/problem+json"
-    public static let eventStream = "text/event-stream; charset=utf-8"
+package enum MediaType {
+    package static let json = "application/json; charset=utf-8"
+    package static let problemJSON = "application/problem+json"
+    package static let eventStream = "text/event-stream; charset=utf-8"
 }
 
 /// Shared JSON coders. `JSONEncoder` is thread-safe once configured.
-public enum JSONCoding {
-    public static let encoder: JSONEncoder = {
+package enum JSONCoding {
+    package static let encoder: JSONEncoder = {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
         return encoder

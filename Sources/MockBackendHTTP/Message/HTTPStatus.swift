@@ -1,7 +1,7 @@
 /// Reason phrases of the status codes of RFC 9110 §15, and of RFC 6585 §3–5 (428, 429, 431)
 /// and RFC 7725 (451); any other code is sent as "Status N".
-public enum HTTPStatus {
-    public static func reasonPhrase(_ code: Int) -> String {
+package enum HTTPStatus {
+    package static func reasonPhrase(_ code: Int) -> String {
         switch code {
         case 100: "Continue"
         case 101: "Switching Protocols"

@@ -11,7 +11,7 @@ extension MediaType {
     /// from the field value the text becomes (§5.5): it neither starts nor ends with
     /// whitespace, and it is ASCII (obs-text in a quoted string is for reading old
     /// messages, not for sending).
-    public static func isValid(_ text: String) -> Bool {
+    package static func isValid(_ text: String) -> Bool {
         var scanner = MediaTypeScanner(bytes: Array(text.utf8))
         return scanner.mediaType()
     }

@@ -2,24 +2,24 @@
 ///
 /// After any of these the framing of the rest of the byte stream is in doubt, so the
 /// connection answers and then closes (RFC 9112 §11.2: never guess where the next request starts).
-public struct HTTPParseError: Error, Sendable, Equatable, CustomStringConvertible {
+package struct HTTPParseError: Error, Sendable, Equatable, CustomStringConvertible {
     /// The status the error is answered with.
-    public var status: Int
+    package var status: Int
     /// A stable UPPER_SNAKE code for the problem+json body.
-    public var code: String
+    package var code: String
     /// What was wrong, for people.
-    public var detail: String
+    package var detail: String
 
-    public init(status: Int, code: String, detail: String) {
+    package init(status: Int, code: String, detail: String) {
         self.status = status
         self.code = code
         self.detail = detail
     }
 
-    public var description: String { "\(status) \(code): \(detail)" }
+    package var description: String { "\(status) \(code): \(detail)" }
 
     /// The problem details the connection answers with.
-    public var problem: ProblemDetails { ProblemDetails(status: status, code: code, detail: detail) }
+    package var problem: ProblemDetails { ProblemDetails(status: status, code: code, detail: detail) }
 
     static func malformedRequestLine(_ detail: String) -> HTTPParseError {
         HTTPParseError(status: 400, code: "MALFORMED_REQUEST_LINE", detail: detail)

@@ -1,5 +1,5 @@
 /// What the parser found in the bytes fed so far.
-public enum HTTPParserEvent: Sendable, Equatable {
+package enum HTTPParserEvent: Sendable, Equatable {
     /// A request head with `Expect: 100-continue` and a body still to come (RFC 9110 §10.1.1).
     case continueExpected
     /// A whole request, body included.
@@ -16,7 +16,7 @@ public enum HTTPParserEvent: Sendable, Equatable {
 /// switch protocols the parser stops too, holding the bytes that follow it unparsed until
 /// the server says whether it switches (`declineUpgrade`, `takeBytesAfterUpgrade`): they
 /// may belong to the next protocol (RFC 9110 §7.8).
-public struct HTTPRequestParser: Sendable {
+package struct HTTPRequestParser: Sendable {
     enum State: Sendable {
         case head
         case fixedBody(remaining: Int)
@@ -31,7 +31,7 @@ public struct HTTPRequestParser: Sendable {
         case upgraded
     }
 
-    public let limits: HTTPParserLimits
+    package let limits: HTTPParserLimits
     var state: State = .head
     /// Bytes received and not yet consumed.
     var buffer: [UInt8] = []
@@ -41,12 +41,12 @@ public struct HTTPRequestParser: Sendable {
     /// The request whose body is being read.
     var pending: HTTPRequest?
 
-    public init(limits: HTTPParserLimits = HTTPParserLimits()) {
+    package init(limits: HTTPParserLimits = HTTPParserLimits()) {
         self.limits = limits
     }
 
     /// Whether part of a request has arrived and the rest has not.
-    public var hasPartialRequest: Bool {
+    package var hasPartialRequest: Bool {
         switch state {
         case .head: !buffer.isEmpty
         case .failed, .awaitingUpgrade, .upgraded: false
@@ -55,7 +55,7 @@ public struct HTTPRequestParser: Sendable {
     }
 
     /// Whether the head of the current request is complete and its body is still arriving.
-    public var isReadingBody: Bool {
+    package var isReadingBody: Bool {
         switch state {
         case .head, .failed, .awaitingUpgrade, .upgraded: false
         default: true
@@ -64,14 +64,14 @@ public struct HTTPRequestParser: Sendable {
 
     /// Whether the last request asked to switch protocols and the parser waits for the
     /// server's answer before it reads on.
-    public var isAwaitingUpgrade: Bool {
+    package var isAwaitingUpgrade: Bool {
         if case .awaitingUpgrade = state { return true }
         return false
     }
 
     /// The server answered the upgrade request without switching: the bytes held since are
     /// HTTP after all. Returns the events they complete.
-    public mutating func declineUpgrade() -> [HTTPParserEvent] {
+    package mutating func declineUpgrade() -> [HTTPParserEvent] {
         guard isAwaitingUpgrade else { return [] }
         state = .head
         return feed(EmptyCollection())
@@ -79,7 +79,7 @@ public struct HTTPRequestParser: Sendable {
 
     /// The server switched protocols: returns the bytes received after the upgrade request,
     /// the first of the new protocol's. The parser takes no bytes from now on.
-    public mutating func takeBytesAfterUpgrade() -> [UInt8] {
+    package mutating func takeBytesAfterUpgrade() -> [UInt8] {
         guard isAwaitingUpgrade else { return [] }
         state = .upgraded
         scanOffset = 0
@@ -88,7 +88,7 @@ public struct HTTPRequestParser: Sendable {
     }
 
     /// Feeds the next bytes and returns every event they complete.
-    public mutating func feed<C: Collection>(_ bytes: C) -> [HTTPParserEvent] where C.Element == UInt8 {
+    package mutating func feed<C: Collection>(_ bytes: C) -> [HTTPParserEvent] where C.Element == UInt8 {
         switch state {
         case .failed, .upgraded: return []
         default: break

@@ -17,22 +17,22 @@ import Darwin
 ///   routed under `/a`, never as `/b`.
 ///
 /// Iterating allocates nothing: each segment is a `Substring` of the path.
-public struct PathSegments: Sequence, Sendable {
+package struct PathSegments: Sequence, Sendable {
     private let path: String
 
-    public init(_ path: String) {
+    package init(_ path: String) {
         self.path = path
     }
 
-    public func makeIterator() -> Iterator {
+    package func makeIterator() -> Iterator {
         Iterator(path: path, position: path.utf8.startIndex)
     }
 
-    public struct Iterator: IteratorProtocol {
+    package struct Iterator: IteratorProtocol {
         let path: String
         var position: String.Index
 
-        public mutating func next() -> Substring? {
+        package mutating func next() -> Substring? {
             let bytes = path.utf8
             let slash = UInt8(ascii: "/")
             var start = position

@@ -6,15 +6,15 @@ import Darwin
 
 /// A plain TCP socket as a `ByteStream`: the one doorway to `read`/`send` that retries
 /// `EINTR` and turns `EAGAIN` into `.wouldBlock`.
-public final class TCPByteStream: ByteStream {
-    public let fileDescriptor: Int32
+package final class TCPByteStream: ByteStream {
+    package let fileDescriptor: Int32
 
     /// Takes ownership of a connected, non-blocking socket.
-    public init(fileDescriptor: Int32) {
+    package init(fileDescriptor: Int32) {
         self.fileDescriptor = fileDescriptor
     }
 
-    public func read(into buffer: UnsafeMutableRawBufferPointer) throws(SocketError) -> IOResult {
+    package func read(into buffer: UnsafeMutableRawBufferPointer) throws(SocketError) -> IOResult {
         guard let base = buffer.baseAddress else { return .processed(0) }
         while true {
             let count = Platform.read(fileDescriptor, base, buffer.count)
@@ -27,7 +27,7 @@ public final class TCPByteStream: ByteStream {
         }
     }
 
-    public func write(_ bytes: UnsafeRawBufferPointer) throws(SocketError) -> IOResult {
+    package func write(_ bytes: UnsafeRawBufferPointer) throws(SocketError) -> IOResult {
         guard let base = bytes.baseAddress, bytes.count > 0 else { return .processed(0) }
         while true {
             let count = Platform.send(fileDescriptor, base, bytes.count)
@@ -39,18 +39,18 @@ public final class TCPByteStream: ByteStream {
         }
     }
 
-    public var hasBufferedInput: Bool { false }
+    package var hasBufferedInput: Bool { false }
 
     /// A TCP read returns everything the socket holds, up to the buffer's size.
-    public var shortReadDrainsSocket: Bool { true }
+    package var shortReadDrainsSocket: Bool { true }
 
-    public var lingersBeforeClose: Bool { true }
+    package var lingersBeforeClose: Bool { true }
 
-    public func shutdownWrite() {
+    package func shutdownWrite() {
         Platform.shutdownWrite(fileDescriptor)
     }
 
-    public func close(reset: Bool) {
+    package func close(reset: Bool) {
         if reset {
             // SO_LINGER with a zero timeout makes close() send RST and drop unsent data.
             var option = linger(l_onoff: 1, l_linger: 0)

@@ -2,7 +2,7 @@
 /// needs: `Sec-WebSocket-Accept` (RFC 6455 §4.2.2). Kept here so the HTTP module needs no
 /// cryptography library. SHA-1 is broken for collision resistance; the handshake uses it
 /// only to prove the server read the key, never for security, and nothing else may.
-public struct SHA1: Sendable {
+package struct SHA1: Sendable {
     /// H0...H4 (FIPS 180-4 §5.3.1).
     private var state: [UInt32] = [0x6745_2301, 0xEFCD_AB89, 0x98BA_DCFE, 0x1032_5476, 0xC3D2_E1F0]
     /// Bytes not yet making up a whole 64-byte block.
@@ -10,17 +10,17 @@ public struct SHA1: Sendable {
     /// Message length so far, in bytes.
     private var length: UInt64 = 0
 
-    public init() {}
+    package init() {}
 
     /// The 20-byte digest of `bytes`.
-    public static func hash<C: Collection>(_ bytes: C) -> [UInt8] where C.Element == UInt8 {
+    package static func hash<C: Collection>(_ bytes: C) -> [UInt8] where C.Element == UInt8 {
         var sha = SHA1()
         sha.update(bytes)
         return sha.finalize()
     }
 
     /// Adds the next bytes of the message.
-    public mutating func update<C: Collection>(_ bytes: C) where C.Element == UInt8 {
+    package mutating func update<C: Collection>(_ bytes: C) where C.Element == UInt8 {
         length &+= UInt64(bytes.count)
         pending.append(contentsOf: bytes)
         compressWholeBlocks()
@@ -28,7 +28,7 @@ public struct SHA1: Sendable {
 
     /// Pads the message (FIPS 180-4 §5.1.1: a 1 bit, zeros, the bit length as 64 bits
     /// big-endian) and returns the digest, H0 to H4 big-endian.
-    public mutating func finalize() -> [UInt8] {
+    package mutating func finalize() -> [UInt8] {
         let bitLength = length &* 8
         pending.append(0x80)
         while pending.count % 64 != 56 { pending.append(0) }

@@ -6,7 +6,7 @@
 /// Fails fast: a byte is refused as soon as no continuation could make the bytes so far
 /// valid. Overlong forms, surrogates (U+D800...U+DFFF) and code points past U+10FFFF are
 /// refused at their second byte, where the first alone cannot tell.
-public struct UTF8Validator: Sendable, Equatable {
+package struct UTF8Validator: Sendable, Equatable {
     /// Continuation bytes still expected by the character begun.
     private var remaining = 0
     /// The range the next continuation byte must fall in: narrower than 0x80...0xBF only
@@ -14,21 +14,21 @@ public struct UTF8Validator: Sendable, Equatable {
     private var lower: UInt8 = 0x80
     private var upper: UInt8 = 0xBF
 
-    public init() {}
+    package init() {}
 
     /// Whether the bytes so far end on a character boundary: a message may end here.
-    public var isComplete: Bool { remaining == 0 }
+    package var isComplete: Bool { remaining == 0 }
 
     /// Takes the next bytes; false as soon as one makes the bytes so far invalid (the
     /// validator is then of no further use).
-    public mutating func consume<C: Collection>(_ bytes: C) -> Bool where C.Element == UInt8 {
+    package mutating func consume<C: Collection>(_ bytes: C) -> Bool where C.Element == UInt8 {
         for byte in bytes where !consume(byte) { return false }
         return true
     }
 
     /// Takes one byte; false if it cannot continue valid UTF-8.
     @inline(__always)
-    public mutating func consume(_ byte: UInt8) -> Bool {
+    package mutating func consume(_ byte: UInt8) -> Bool {
         if remaining > 0 {
             guard byte >= lower, byte <= upper else { return false }
             remaining -= 1

@@ -7,8 +7,8 @@ import FoundationNetworking
 
 /// A typed client of a running mock's admin API (`/__admin`, documented in
 /// `openapi/openapi.yaml`), for tests: each call sends one request over HTTP and returns
-/// the answer decoded into the public types of `MockBackend` and `MockBackendAPI`, or into
-/// the kit's own where those have none. A status other than the call's success throws
+/// the answer decoded into `MockBackendAPI`'s admin types, the same the server encodes and
+/// decodes. A status other than the call's success throws
 /// `UnexpectedResponseError`, with the server's `code` and `detail`.
 ///
 /// ```swift
@@ -54,7 +54,7 @@ public struct AdminClient: Sendable {
     public var imports: Imports { Imports(http: http) }
     /// Image generations: list, complete, fail.
     public var generations: Generations { Generations(http: http) }
-    /// Workflow sessions: create, publish an event, complete.
+    /// Workflow sessions: list, create, publish an event, complete.
     public var workflows: Workflows { Workflows(http: http) }
     /// The live feed, `GET /__admin/events`: wait for what happens.
     public var events: Events { Events(http: http) }

@@ -17,32 +17,14 @@ extension AdminClient {
         public func advance(by duration: Duration) async throws -> ClockAdvance {
             let milliseconds =
                 Double(duration.components.seconds) * 1000 + Double(duration.components.attoseconds) / 1e15
-            return try await http.call("POST", "/__admin/clock/advance", json: ["ms": milliseconds])
+            return try await http.call("POST", "/__admin/clock/advance", json: ClockAdvanceRequest(ms: milliseconds))
         }
 
         /// `PUT /__admin/clock`: a real clock runs `speed` times faster (above 0, at most
         /// 10,000); 409 `CLOCK_IS_MANUAL` for a manual clock.
         @discardableResult
         public func setSpeed(_ speed: Double) async throws -> ClockState {
-            try await http.call("PUT", "/__admin/clock", json: ["speed": speed])
+            try await http.call("PUT", "/__admin/clock", json: ClockSpeedRequest(speed: speed))
         }
     }
-}
-
-/// The simulation clock, as `GET /__admin/clock` shows it.
-public struct ClockState: Codable, Sendable, Equatable {
-    /// `real` or `manual`.
-    public var mode: String
-    /// How much faster than real time a real clock runs; nil for a manual clock.
-    public var speed: Double?
-    /// Simulated milliseconds since the start.
-    public var nowMs: Double
-}
-
-/// The answer to `POST /__admin/clock/advance`.
-public struct ClockAdvance: Codable, Sendable, Equatable {
-    public var advancedMs: Double
-    public var nowMs: Double
-    /// How many timers fell due and fired.
-    public var timersFired: Int
 }

@@ -1,54 +1,38 @@
 import Foundation
 import MockBackend
 
-/// One event of the live admin feed, `GET /__admin/events`: what happened (`kind`) and its
-/// details (`fields`: `ts` and the rest, as the README's "The live admin feed" lists them).
+/// One event of the live admin feed, `GET /__admin/events`, as it arrived: what happened
+/// (`event`, typed by its kind) and the data object's fields as sent (`fields`: `ts` and the
+/// rest, as the README's "The live admin feed" lists them).
 public struct AdminEvent: Sendable, Equatable {
     /// What an event tells: its `event:` type on the feed.
-    public struct Kind: RawRepresentable, Hashable, Sendable, CustomStringConvertible {
-        public var rawValue: String
-
-        public init(rawValue: String) {
-            self.rawValue = rawValue
-        }
-
-        /// A request outside `/__admin` was answered: `method`, `target`, `status`, `connection`.
-        public static let request = Kind(rawValue: "request")
-        /// A login: `api` (`player` or `generation`), `sessionId`, `userId`.
-        public static let login = Kind(rawValue: "login")
-        /// A session expired: `sessionId`, `userId`, `reason`, `code`, `streamsEnded`.
-        public static let sessionExpired = Kind(rawValue: "session.expired")
-        /// A session was terminated: `sessionId`, `userId`, `reason`.
-        public static let sessionTerminated = Kind(rawValue: "session.terminated")
-        /// A fault rule fired: the rule's `id`, `kind`, the request.
-        public static let faultFired = Kind(rawValue: "fault.fired")
-        /// A stream connection opened: `stream`, `connection`, `lastEventId`, `client`, `protocol`.
-        public static let streamConnected = Kind(rawValue: "stream.connected")
-        /// A stream connection ended: `stream`, `connection`, `reason`, `delivered`.
-        public static let streamDisconnected = Kind(rawValue: "stream.disconnected")
-
-        public var description: String { rawValue }
-    }
+    public typealias Kind = AdminFeedEvent.Kind
 
     /// The event's id on the feed.
     public var id: String?
-    public var kind: Kind
-    /// The data object's fields.
+    /// What happened, with its details.
+    public var event: AdminFeedEvent
+    /// The data object's fields, `ts` included.
     public var fields: [String: JSONValue]
 
-    public init(id: String?, kind: Kind, fields: [String: JSONValue]) {
+    public init(id: String?, event: AdminFeedEvent, fields: [String: JSONValue]) {
         self.id = id
-        self.kind = kind
+        self.event = event
         self.fields = fields
     }
 
-    /// A feed event as it arrives; nil for data that is not a JSON object.
+    /// A feed event as it arrives; nil for one of a kind this kit does not know (such as a
+    /// `reset`) or data that is not the kind's.
     init?(_ event: ServerSentEvent) {
-        guard let kind = event.type,
+        guard let kind = event.type.flatMap(Kind.init(rawValue:)),
+            let typed = try? AdminFeedEvent(kind: kind, data: Array(event.data.utf8)),
             let fields = try? JSONDecoder().decode([String: JSONValue].self, from: Data(event.data.utf8))
         else { return nil }
-        self.init(id: event.id, kind: Kind(rawValue: kind), fields: fields)
+        self.init(id: event.id, event: typed, fields: fields)
     }
+
+    /// What happened: the event's `event:` type.
+    public var kind: Kind { event.kind }
 
     public subscript(field: String) -> JSONValue? { fields[field] }
 

@@ -15,7 +15,7 @@ extension AdminClient {
         ) async throws -> FaultRule {
             try await http.call(
                 "POST", "/__admin/faults",
-                json: NewRule(match: match, fault: fault, times: times, probability: probability))
+                json: NewFaultRule(match: match, fault: fault, times: times, probability: probability))
         }
 
         /// `GET /__admin/faults`: the rules in force, with how often each has fired.
@@ -31,15 +31,8 @@ extension AdminClient {
         /// `DELETE /__admin/faults`: every rule. Returns how many there were.
         @discardableResult
         public func removeAll() async throws -> Int {
-            let answer: [String: Int] = try await http.call("DELETE", "/__admin/faults")
-            return answer["removed"] ?? 0
+            let answer: FaultsRemoved = try await http.call("DELETE", "/__admin/faults")
+            return answer.removed
         }
-    }
-
-    struct NewRule: Encodable {
-        var match: FaultRule.Match
-        var fault: Fault
-        var times: Int?
-        var probability: Double?
     }
 }

@@ -26,7 +26,8 @@ extension AdminClient {
         @discardableResult
         public func fail(_ jobId: String, code: String? = nil, message: String? = nil) async throws -> ImportStatus {
             try await http.call(
-                "POST", "/__admin/imports/\(KitHTTP.segment(jobId))/fail", json: ["code": code, "message": message])
+                "POST", "/__admin/imports/\(KitHTTP.segment(jobId))/fail",
+                json: ImportFailRequest(code: code, message: message))
         }
 
         /// 409 `JOB_STATE_CONFLICT` when the job is not in a state the action applies to.
@@ -53,7 +54,9 @@ extension AdminClient {
         /// `POST /__admin/generations/{id}/fail`: the `failed` event, with the message.
         @discardableResult
         public func fail(_ id: String, message: String? = nil) async throws -> GenerationStatus {
-            try await http.call("POST", "/__admin/generations/\(KitHTTP.segment(id))/fail", json: ["message": message])
+            try await http.call(
+                "POST", "/__admin/generations/\(KitHTTP.segment(id))/fail",
+                json: GenerationFailRequest(message: message))
         }
     }
 }

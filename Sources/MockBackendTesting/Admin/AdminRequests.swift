@@ -27,15 +27,15 @@ extension AdminClient {
         /// `POST /__admin/requests/count`: how many journaled requests `matcher` matches,
         /// e.g. "twenty concurrent 403s caused exactly one re-login".
         public func count(_ matcher: RequestMatcher) async throws -> Int {
-            let answer: [String: Int] = try await http.call("POST", "/__admin/requests/count", json: matcher)
-            return answer["count"] ?? 0
+            let answer: RequestCount = try await http.call("POST", "/__admin/requests/count", json: matcher)
+            return answer.count
         }
 
         /// `DELETE /__admin/requests`. Returns how many were cleared.
         @discardableResult
         public func clear() async throws -> Int {
-            let answer: [String: Int] = try await http.call("DELETE", "/__admin/requests")
-            return answer["cleared"] ?? 0
+            let answer: RequestsCleared = try await http.call("DELETE", "/__admin/requests")
+            return answer.cleared
         }
     }
 }

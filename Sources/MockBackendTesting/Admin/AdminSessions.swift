@@ -20,7 +20,7 @@ extension AdminClient {
         {
             try await http.call(
                 "POST", "/__admin/sessions/\(KitHTTP.segment(sessionId))/expire",
-                json: EndRequest(reason: reason, code: code))
+                json: SessionEndRequest(reason: reason, code: code))
         }
 
         /// `POST /__admin/sessions/{id}/terminate`: `SESSION_TERMINATED` (default reason
@@ -29,36 +29,7 @@ extension AdminClient {
         public func terminate(_ sessionId: String, reason: String? = nil) async throws -> SessionEnding {
             try await http.call(
                 "POST", "/__admin/sessions/\(KitHTTP.segment(sessionId))/terminate",
-                json: EndRequest(reason: reason, code: nil))
+                json: SessionEndRequest(reason: reason))
         }
     }
-
-    struct EndRequest: Encodable {
-        var reason: String?
-        var code: Int?
-    }
-}
-
-/// A session as `GET /__admin/sessions` shows it.
-public struct AdminSession: Codable, Sendable, Equatable {
-    public var sessionId: String
-    public var id: String
-    public var userId: Int
-    public var loginTime: String
-    /// `active`, `expired`, `terminated` or `logged_out`.
-    public var state: String
-    /// Why an expired session ended, and the code.
-    public var reason: String?
-    public var code: Int?
-}
-
-/// The answer to an expiry or a termination.
-public struct SessionEnding: Codable, Sendable, Equatable {
-    public var sessionId: String
-    public var userId: Int
-    public var state: String
-    public var reason: String?
-    public var code: Int?
-    /// How many open user-info connections the ending closed.
-    public var streamsEnded: Int
 }

@@ -33,9 +33,7 @@ extension AdminClient {
         {
             let answer: StreamDisconnect = try await http.call(
                 "POST", "/__admin/streams/\(Self.path(stream))/disconnect",
-                json: StreamDisconnectRequest(
-                    connection: connection, reset: mode == .reset ? true : nil, graceful: mode == .graceful ? true : nil
-                ))
+                json: StreamDisconnectRequest(connection: connection, mode: mode))
             return answer.disconnected
         }
 

@@ -25,7 +25,7 @@ struct ProgressWebSocketTests {
     }
 
     private func advance(_ server: RunningServer, ms: Int) async throws {
-        #expect(try await server.request("POST", "/__admin/clock/advance", body: #"{"ms":\#(ms)}"#).status == 200)
+        try await server.admin.clock.advance(by: .milliseconds(ms))
     }
 
     /// The JSON object of a text frame.
@@ -50,7 +50,7 @@ struct ProgressWebSocketTests {
             #expect(client.handshake?.headers["Sec-WebSocket-Accept"] == "s3pPLMBiTxaQ9kYGzzhZRbK+xOo=")
             try await advance(server, ms: 200)
             try await advance(server, ms: 200)
-            #expect(try await server.request("POST", "/__admin/imports/\(job)/complete").status == 200)
+            try await server.admin.imports.complete(job)
             let received = try await messages(client, until: "complete")
             #expect(received.first?["type"] as? String == "started")
             #expect(received.first?["jobId"] as? String == job)
@@ -128,11 +128,10 @@ struct ProgressWebSocketTests {
             let client = try await RawWebSocketClient.connect(port: server.port, path: "/ws/progress?jobId=\(job)")
             #expect(
                 await eventually { server.app.streams.existingStream(named: "imports/\(job)")?.subscriberCount == 1 })
-            let streams = try await server.request("GET", "/__admin/streams")
-            #expect(streams.text.contains(#""protocol":"websocket""#))
-            let pushed = try await server.request(
-                "POST", "/__admin/streams/imports/\(job)/events", body: #"{"event":"note","data":{"text":"hi"}}"#)
-            #expect(pushed.status == 200)
+            let listed = try await server.admin.streams.list().first { $0.name == "imports/\(job)" }
+            #expect(listed?.subscribers.map(\.protocol) == ["websocket"])
+            try await server.admin.streams.push(
+                to: "imports/\(job)", data: .object(["text": .string("hi")]), event: "note")
             let note = try message(try await client.readFrameSkippingPings())
             #expect(note["type"] as? String == "note")
             #expect(note["text"] as? String == "hi")
@@ -151,12 +150,10 @@ struct ProgressWebSocketTests {
             let stream = try StreamReader(server, "/api/v2/imports/\(job)/stream", clientID: "sse")
             #expect(
                 await eventually { server.app.streams.existingStream(named: "imports/\(job)")?.subscriberCount == 2 })
-            let pushed = try await server.request(
-                "POST", "/__admin/streams/imports/\(job)/events", body: #"{"data":{"seq":7},"count":3000}"#)
-            #expect(pushed.status == 200, "\(pushed.text)")
-            let answer = try #require(try JSONSerialization.jsonObject(with: Data(pushed.body)) as? [String: Any])
-            #expect(answer["delivered"] as? Int == 2)
-            let lastID = try #require(answer["id"] as? String)
+            let pushed = try await server.admin.streams.push(
+                to: "imports/\(job)", data: .object(["seq": .integer(7)]), count: 3000)
+            #expect(pushed.delivered == 2)
+            let lastID = try #require(pushed.id)
             var copies = 0
             while copies < 3000 {
                 let received = try message(try await client.readFrameSkippingPings())
@@ -169,29 +166,23 @@ struct ProgressWebSocketTests {
         }
     }
 
-    @Test(arguments: ["graceful", "broken", "reset"])
-    func adminDisconnect(_ mode: String) async throws {
+    @Test(arguments: [DisconnectMode.graceful, .broken, .reset])
+    func adminDisconnect(_ mode: DisconnectMode) async throws {
         try await withRunningServer(Self.manual()) { server in
             let job = try await startJob(server)
             let client = try await RawWebSocketClient.connect(port: server.port, path: "/ws/progress?jobId=\(job)")
             #expect(
                 await eventually { server.app.streams.existingStream(named: "imports/\(job)")?.subscriberCount == 1 })
-            let body =
-                switch mode {
-                case "graceful": #"{"graceful":true}"#
-                case "reset": #"{"reset":true}"#
-                default: "{}"
-                }
-            _ = try await server.request("POST", "/__admin/streams/imports/\(job)/disconnect", body: body)
+            try await server.admin.streams.disconnect("imports/\(job)", mode: mode)
             let (frames, end) = await client.readUntilClosed()
             switch mode {
-            case "graceful":
+            case .graceful:
                 #expect(frames.last?.opcode == 8)
                 #expect(frames.last?.closeCode == 1001)
-            case "reset":
+            case .reset:
                 #expect(end == .reset)
                 #expect(!frames.contains { $0.opcode == 8 })
-            default:
+            case .broken:
                 #expect(end == .fin)
                 #expect(!frames.contains { $0.opcode == 8 })
             }
@@ -202,10 +193,8 @@ struct ProgressWebSocketTests {
         }
     }
 
-    private func addFault(_ server: RunningServer, _ fault: String) async throws {
-        let response = try await server.request(
-            "POST", "/__admin/faults", body: #"{"match":{"path":"/ws/progress"},"fault":\#(fault)}"#)
-        #expect(response.status == 201, "\(response.text)")
+    private func addFault(_ server: RunningServer, _ fault: Fault) async throws {
+        try await server.admin.faults.add(fault, match: .init(path: "/ws/progress"))
     }
 
     @Test func dropAfterEventsCountsMessages() async throws {
@@ -214,7 +203,7 @@ struct ProgressWebSocketTests {
             try await advance(server, ms: 200)
             try await advance(server, ms: 200)
             try await advance(server, ms: 200)
-            try await addFault(server, #"{"kind":"drop_after_events","events":2}"#)
+            try await addFault(server, .dropAfterEvents(2, reset: false))
             let client = try await RawWebSocketClient.connect(port: server.port, path: "/ws/progress?jobId=\(job)")
             let (frames, end) = await client.readUntilClosed()
             #expect(end == .fin)
@@ -228,13 +217,11 @@ struct ProgressWebSocketTests {
     @Test func dropAfterEventsCountsTheMessagesOfAFlood() async throws {
         try await withRunningServer(Self.manual()) { server in
             let job = try await startJob(server)
-            try await addFault(server, #"{"kind":"drop_after_events","events":4}"#)
+            try await addFault(server, .dropAfterEvents(4, reset: false))
             let client = try await RawWebSocketClient.connect(port: server.port, path: "/ws/progress?jobId=\(job)")
             #expect(
                 await eventually { server.app.streams.existingStream(named: "imports/\(job)")?.subscriberCount == 1 })
-            let pushed = try await server.request(
-                "POST", "/__admin/streams/imports/\(job)/events", body: #"{"data":{"seq":7},"count":10}"#)
-            #expect(pushed.status == 200)
+            try await server.admin.streams.push(to: "imports/\(job)", data: .object(["seq": .integer(7)]), count: 10)
             let (frames, end) = await client.readUntilClosed()
             #expect(end == .fin)
             let texts = frames.filter { $0.opcode == 1 }
@@ -248,13 +235,13 @@ struct ProgressWebSocketTests {
     @Test func blackholeSendsNothingMoreAndNeverCloses() async throws {
         try await withRunningServer(Self.manual()) { server in
             let job = try await startJob(server, rows: 50)
-            try await addFault(server, #"{"kind":"blackhole","afterEvents":1}"#)
+            try await addFault(server, .blackhole(afterEvents: 1))
             let client = try await RawWebSocketClient.connect(port: server.port, path: "/ws/progress?jobId=\(job)")
             try await advance(server, ms: 200)
             try await advance(server, ms: 200)
             let first = try message(try await client.readFrame())
             #expect(first["type"] as? String == "started")
-            #expect(try await server.request("POST", "/__admin/imports/\(job)/complete").status == 200)
+            try await server.admin.imports.complete(job)
             let (frames, end) = await client.readUntilClosed(timeout: .milliseconds(500))
             #expect(end == .stillOpen)
             #expect(frames.isEmpty)
@@ -264,7 +251,7 @@ struct ProgressWebSocketTests {
     @Test func refuseStreamAnswersBeforeTheUpgrade() async throws {
         try await withRunningServer(Self.manual()) { server in
             let job = try await startJob(server)
-            try await addFault(server, #"{"kind":"refuse_stream","status":503}"#)
+            try await addFault(server, .refuseStream(status: 503, hang: false))
             let client = try server.connect()
             try client.send(RawWebSocketClient.upgradeRequest(path: "/ws/progress?jobId=\(job)"))
             #expect(try await client.readResponse().status == 503)

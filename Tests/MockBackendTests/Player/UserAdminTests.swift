@@ -12,10 +12,8 @@ struct UserAdminTests {
     @Test func aChangedPasswordMakesStoredCredentialsStale() async throws {
         try await withRunningServer { server in
             let session = try await login(server)
-            let patched = try await server.request(
-                "PATCH", "/__admin/users/7000001", body: #"{"password":"rotated"}"#)
-            #expect(patched.status == 200)
-            #expect(patched.text.contains(#""password":"rotated""#))
+            let patched = try await server.admin.users.update(7_000_001, UserChanges(password: "rotated"))
+            #expect(patched.password == "rotated")
             // The session still works; the old credentials no longer do, the new ones do.
             #expect(
                 try await server.request(
@@ -52,9 +50,8 @@ struct UserAdminTests {
             let session = try await login(server)
             let stream = try openUserInfo(server, session: session.sessionId)
             #expect(await waitForUserInfoSubscribers(server, 1))
-            let deleted = try await server.request("DELETE", "/__admin/users/7000001")
-            #expect(deleted.status == 200)
-            #expect(deleted.text.contains(session.sessionId))
+            let deleted = try await server.admin.users.delete(7_000_001)
+            #expect(deleted.sessionsEnded.contains(session.sessionId))
             let response = try await stream.readResponse()
             let frame = try #require(sseEvents(response.body).last)
             let message = try JSONDecoder().decode(
@@ -72,7 +69,7 @@ struct UserAdminTests {
                     "GET", "/v2/player/7000001/balance", headers: ["X-SessionId": session.sessionId]),
                 status: 403)
             #expect(try await server.request("DELETE", "/__admin/users/7000001").status == 404)
-            #expect(!(try await server.request("GET", "/__admin/users")).text.contains(#""userId":7000001"#))
+            #expect(!(try await server.admin.users.list()).contains { $0.userId == 7_000_001 })
         }
     }
 
@@ -81,23 +78,20 @@ struct UserAdminTests {
             let session = try await login(server)
             let stream = try openUserInfo(server, session: session.sessionId)
             #expect(await waitForUserInfoSubscribers(server, 1))
-            let expired = try await server.request(
-                "POST", "/__admin/sessions/\(session.sessionId)/expire", body: #"{"reason":"Maintenance","code":42}"#)
-            #expect(expired.status == 200)
+            try await server.admin.sessions.expire(session.sessionId, reason: "Maintenance", code: 42)
             let response = try await stream.readResponse()
             let frame = try #require(sseEvents(response.body).last)
             let message = try JSONDecoder().decode(
                 UserInfoEnvelope<SessionExpirationBody>.self, from: Data(frame.data.utf8))
             #expect(message.body.exitReason == "Maintenance")
             #expect(message.body.exitReasonCode == 42)
-            let sessions = try await server.request("GET", "/__admin/sessions")
-            #expect(sessions.text.contains(#""code":42"#))
+            let sessions = try await server.admin.sessions.list()
+            #expect(sessions.first { $0.sessionId == session.sessionId }?.code == 42)
             // A known reason named alone takes its code, and a known code its reason.
             let other = try await login(server)
-            let byCode = try await server.request(
-                "POST", "/__admin/sessions/\(other.sessionId)/expire", body: #"{"code":2}"#)
-            #expect(byCode.text.contains(#""reason":"Logout""#))
-            #expect(byCode.text.contains(#""state":"logged_out""#))
+            let byCode = try await server.admin.sessions.expire(other.sessionId, code: 2)
+            #expect(byCode.reason == "Logout")
+            #expect(byCode.state == "logged_out")
         }
     }
 

@@ -15,12 +15,10 @@ struct UserInfoDeltaTests {
             // An earlier session's posting, and a frame pushed before the new session began.
             let earlier = try await login(server)
             try await postBalance(server, -5)
-            let pushed = try await server.request(
-                "POST", "/__admin/streams/userinfo/7000001/events",
-                body:
-                    #"{"data":{"type":"SESSION_EXPIRATION","body":{"userId":"7000001","sessionId":"old","exitReason":"Expired","exitReasonCode":1,"loginTime":null,"logoutTime":null,"sourceName":"NWA"}}}"#
-            )
-            #expect(pushed.status == 200)
+            let frame =
+                #"{"type":"SESSION_EXPIRATION","body":{"userId":"7000001","sessionId":"old","exitReason":"Expired","exitReasonCode":1,"loginTime":null,"logoutTime":null,"sourceName":"NWA"}}"#
+            try await server.admin.streams.push(
+                to: "userinfo/7000001", data: JSONDecoder().decode(JSONValue.self, from: Data(frame.utf8)))
             _ = earlier
             let session = try await login(server)
             let stream = try openUserInfo(server, session: session.sessionId)
@@ -97,9 +95,9 @@ struct UserInfoDeltaTests {
             try await postBalance(server, 1)
             switch ending {
             case "expire":
-                _ = try await server.request("POST", "/__admin/sessions/\(session.sessionId)/expire")
+                try await server.admin.sessions.expire(session.sessionId)
             case "terminate":
-                _ = try await server.request("POST", "/__admin/sessions/\(session.sessionId)/terminate")
+                try await server.admin.sessions.terminate(session.sessionId)
             default:
                 _ = try await server.request(
                     "POST", "/v1/player/logout", headers: ["X-SessionId": session.sessionId], body: "{}")
@@ -124,7 +122,7 @@ struct UserInfoDeltaTests {
             try await postBalance(server, 1)
             try await stream.receive(untilContains: "BALANCE_UPDATE_V2")
             let lastID = try #require(sseEvents(stream.streamedBody).last?.id)
-            _ = try await server.request("POST", "/__admin/sessions/\(leaving.sessionId)/expire")
+            try await server.admin.sessions.expire(leaving.sessionId)
             try await postBalance(server, 2)
             try await stream.receive(untilContains: #""affectedAmount":2"#)
             try await stream.receive(untilContains: "BALANCE_UPDATE_V2\"}\n\n", timeout: .seconds(5))

@@ -40,27 +40,21 @@ struct UserInfoEndingTests {
             let session = try await login(server)
             let stream = try openUserInfo(server, session: session.sessionId)
             #expect(await waitForUserInfoSubscribers(server, 1))
-            let sessionPath = "/__admin/sessions/\(session.sessionId)"
             switch ending {
-            case "idle":
-                _ = try await server.request("POST", "/__admin/clock/advance", body: #"{"ms":61000}"#)
-            case "expire": _ = try await server.request("POST", sessionPath + "/expire")
-            case "kick": _ = try await server.request("POST", sessionPath + "/expire", body: #"{"reason":"Kicked"}"#)
-            case "terminate": _ = try await server.request("POST", sessionPath + "/terminate")
+            case "idle": try await server.admin.clock.advance(by: .seconds(61))
+            case "expire": try await server.admin.sessions.expire(session.sessionId)
+            case "kick": try await server.admin.sessions.expire(session.sessionId, reason: "Kicked")
+            case "terminate": try await server.admin.sessions.terminate(session.sessionId)
             case "logout":
                 _ = try await server.request(
                     "POST", "/v1/player/logout", headers: ["X-SessionId": session.sessionId], body: "{}")
-            case "admin": _ = try await server.request("POST", "/__admin/streams/userinfo/7000001/disconnect")
-            case "graceful":
-                _ = try await server.request(
-                    "POST", "/__admin/streams/userinfo/7000001/disconnect", body: #"{"graceful":true}"#)
+            case "admin": try await server.admin.streams.disconnect("userinfo/7000001")
+            case "graceful": try await server.admin.streams.disconnect("userinfo/7000001", mode: .graceful)
             case "reset":
                 // The journal is cleared by the reset: read the feed's account of the end.
-                let feed = try server.connect()
-                try feed.send("GET /__admin/events HTTP/1.1\r\nHost: t\r\n\r\n")
-                try await feed.receive(untilContains: "\r\n\r\n")
-                _ = try await server.request("POST", "/__admin/reset")
-                try await feed.receive(untilContains: #""reason":"reset""#)
+                let feed = try await server.admin.events.subscribe()
+                try await server.admin.reset()
+                try await feed.next(.streamDisconnected) { $0.string("reason") == "reset" }
                 return
             default: stream.close()
             }
@@ -75,12 +69,12 @@ struct UserInfoEndingTests {
             let session = try await login(server)
             let stream = try openUserInfo(server, session: session.sessionId)
             #expect(await waitForUserInfoSubscribers(server, 1))
-            _ = try await server.request("POST", "/__admin/clock/advance", body: #"{"ms":40000}"#)
+            try await server.admin.clock.advance(by: .seconds(40))
             try await postBalance(server, 1)
             // 40 s + 40 s: 80 s since connect, but only 40 s since the last event.
-            _ = try await server.request("POST", "/__admin/clock/advance", body: #"{"ms":40000}"#)
+            try await server.admin.clock.advance(by: .seconds(40))
             #expect(await stream.waitForClose(timeout: .milliseconds(300)) == .stillOpen)
-            _ = try await server.request("POST", "/__admin/clock/advance", body: #"{"ms":21000}"#)
+            try await server.admin.clock.advance(by: .seconds(21))
             let response = try await stream.readResponse()
             #expect(frameTypes(sseEvents(response.body)) == ["BALANCE_UPDATE", "BALANCE_UPDATE_V2"])
         }

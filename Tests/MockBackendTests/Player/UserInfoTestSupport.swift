@@ -38,5 +38,5 @@ func frameTypes(_ events: [ServerSentEvent]) -> [String] {
 
 /// Posts a balance change through the admin API.
 func postBalance(_ server: RunningServer, _ amount: Double, userId: Int = 7_000_001) async throws {
-    _ = try await server.request("POST", "/__admin/users/\(userId)/balance", body: #"{"amount":\#(amount)}"#)
+    try await server.admin.users.postBalance(userId: userId, amount: amount)
 }

@@ -32,7 +32,7 @@ struct FinishedJobRetentionTests {
             }
             // The fourth finishes first, then the first three; the fifth runs on.
             for id in [ids[3], ids[0], ids[1], ids[2]] {
-                #expect(try await server.request("POST", "/__admin/imports/\(id)/complete").status == 200)
+                try await server.admin.imports.complete(id)
             }
             for (index, id) in ids.enumerated() {
                 let status = try await server.request("GET", "/api/v2/imports/\(id)").status
@@ -55,7 +55,7 @@ struct FinishedJobRetentionTests {
                 ids.append(try #require(try json(created)["id"] as? String))
             }
             for id in ids.prefix(3) {
-                #expect(try await server.request("POST", "/__admin/generations/\(id)/fail").status == 200)
+                try await server.admin.generations.fail(id)
             }
             let statuses = try await ids.asyncMap {
                 try await server.request("GET", "/api/generations/\($0)", headers: ["Authorization": "Bearer \(token)"])
@@ -69,13 +69,13 @@ struct FinishedJobRetentionTests {
     @Test func workflowSessions() async throws {
         try await withRunningServer(configuration()) { server in
             for id in ["a", "b", "c"] {
-                #expect(try await server.request("POST", "/__admin/workflows", body: #"{"id":"\#(id)"}"#).status == 201)
-                #expect(try await server.request("POST", "/__admin/workflows/\(id)/complete").status == 200)
+                try await server.admin.workflows.create(id: id)
+                try await server.admin.workflows.complete(id)
             }
-            let list = try await server.request("GET", "/__admin/workflows")
-            #expect(!list.text.contains(#""id":"a""#))
-            #expect(list.text.contains(#""id":"b""#))
-            #expect(list.text.contains(#""id":"s1""#))
+            let listed = try await server.admin.workflows.list().map(\.id)
+            #expect(!listed.contains("a"))
+            #expect(listed.contains("b"))
+            #expect(listed.contains("s1"))
             #expect(!streamNames(server).contains("workflows/a"))
             #expect(streamNames(server).contains("workflows/s1"))
         }

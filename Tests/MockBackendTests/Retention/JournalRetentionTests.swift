@@ -22,7 +22,8 @@ struct JournalRetentionTests {
         for number in 1...7 {
             journal.record(
                 request("/r/\(number)?q=\(number)", client: "c", connection: UInt64(number), body: "body \(number)"),
-                status: 200 + number, duration: .microseconds(1500), fault: number == 7 ? "status" : nil)
+                status: 200 + number, duration: .microseconds(1500),
+                fault: number == 7 ? FiredFault(ruleID: "fault_1", fault: .forbidden) : nil)
         }
         let entries = journal.entries()
         #expect(entries.map(\.id) == [7, 6, 5])
@@ -34,7 +35,7 @@ struct JournalRetentionTests {
         #expect(newest.bodyExcerpt == "body 7")
         #expect(newest.bodySize == 6)
         #expect(newest.durationMs == 1.5)
-        #expect(newest.fault == "status")
+        #expect(newest.fault == "forbidden fault_1")
         #expect(entries[1].fault == nil)
         // Repeated fields are joined in order (RFC 9110 §5.3); names keep their spelling.
         #expect(newest.headers["Accept"] == "a")

@@ -6,40 +6,11 @@ import FoundationEssentials
 import Foundation
 #endif
 
-/// A WireMock-style request matcher: every given condition must hold.
-///
-/// `url` is the exact target (path and query), `urlPath` the exact path, `urlPathPattern`
-/// a regular expression the whole path must match, `path` a glob where `*` is any run of
-/// characters within a segment and `**` any run at all; `headers` maps a name to
-/// `equalTo`, `contains` or `matches`; `bodyContains` looks in the body excerpt.
-public struct RequestMatcher: Codable, Sendable, Equatable {
-    public struct HeaderCondition: Codable, Sendable, Equatable {
-        public var equalTo: String?
-        public var contains: String?
-        public var matches: String?
-
-        public init(equalTo: String? = nil, contains: String? = nil, matches: String? = nil) {
-            self.equalTo = equalTo
-            self.contains = contains
-            self.matches = matches
-        }
-    }
-
-    public var method: String?
-    public var url: String?
-    public var urlPath: String?
-    public var urlPathPattern: String?
-    public var path: String?
-    public var headers: [String: HeaderCondition]?
-    public var bodyContains: String?
-
-    public init(method: String? = nil, path: String? = nil) {
-        self.method = method
-        self.path = path
-    }
-
+/// The server's side of `RequestMatcher`: its patterns checked, and journaled requests
+/// matched against it.
+extension RequestMatcher {
     /// Refuses patterns that do not compile, naming the field.
-    public func validated() throws -> RequestMatcher {
+    package func validated() throws -> RequestMatcher {
         if let urlPathPattern { _ = try Self.regex(urlPathPattern, field: "urlPathPattern") }
         for (name, condition) in headers ?? [:] {
             if let pattern = condition.matches { _ = try Self.regex(pattern, field: "headers.\(name).matches") }
@@ -47,7 +18,8 @@ public struct RequestMatcher: Codable, Sendable, Equatable {
         return self
     }
 
-    public func matches(_ request: JournaledRequest) -> Bool {
+    /// Whether every condition holds for `request`.
+    package func matches(_ request: JournaledRequest) -> Bool {
         if let method, method.uppercased() != "ANY", method.uppercased() != request.method.uppercased() { return false }
         if let url, url != request.target { return false }
         if let urlPath, urlPath != request.path { return false }

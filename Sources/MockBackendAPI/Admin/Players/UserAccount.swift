@@ -1,5 +1,3 @@
-import MockBackendAPI
-
 /// A player: credentials, profile, wallets and generation tokens.
 public struct UserAccount: Sendable, Equatable, Codable {
     public var userId: Int

@@ -3,7 +3,7 @@
 /// (`FaultSpec`) documents every kind and its fields.
 ///
 /// Decoded from `{"kind": "...", <the kind's fields>}` and checked as it is decoded
-/// (`Fault+Decoding.swift`): an unknown kind, a field the kind does not take, a missing
+/// (`Fault+Coding.swift`): an unknown kind, a field the kind does not take, a missing
 /// field it needs or a value out of range is refused there, naming the field, so nothing
 /// past the admin API ever sees a fault that cannot mean something.
 public enum Fault: Sendable, Equatable {

@@ -1,5 +1,3 @@
-import MockBackendHTTP
-
 /// Why a stream connection ended, as the stream journal's `endReason` and the admin feed's
 /// `stream.disconnected` say it (listed in `openapi/openapi.yaml`, `StreamConnection`).
 public enum StreamEndCause: String, Sendable, Codable, CaseIterable {
@@ -27,16 +25,4 @@ public enum StreamEndCause: String, Sendable, Codable, CaseIterable {
     case serverStopping = "server_stopping"
     /// The connection closed for another reason (a timeout).
     case connectionClosed = "connection_closed"
-
-    /// The cause of an end the stream did not decide itself.
-    init(_ reason: StreamEndReason) {
-        switch reason {
-        case .finished: self = .finished
-        case .clientClosed: self = .clientClosed
-        case .slowReader: self = .slowReader
-        case .serverStopping: self = .serverStopping
-        case .cut: self = .fault
-        case .connectionClosed, .aborted: self = .connectionClosed
-        }
-    }
 }

@@ -1,19 +1,8 @@
 import MockBackendAPI
 
-/// A user as `POST /__admin/users` or a scenario file describes one: a username and a
-/// password, everything else optional with a default.
-struct UserSpec: Decodable {
-    var username: String
-    var password: String
-    var userId: Int?
-    var email: String?
-    var firstName: String?
-    var lastName: String?
-    var currency: String?
-    var balance: Double?
-    var bonus: Double?
-    var tokens: Int?
-
+/// The server's side of `NewUser` (`POST /__admin/users`, a scenario file's users): the
+/// fields checked, and the account made with the defaults.
+extension NewUser {
     /// The first field whose value is not acceptable, and why; nil when all are.
     var problem: (field: String, reason: String)? {
         if username.isEmpty { return ("username", "must not be empty") }
@@ -29,7 +18,7 @@ struct UserSpec: Decodable {
         return nil
     }
 
-    /// The account, with `userId` when the spec names none.
+    /// The account, with `userId` when the user names none.
     func account(defaultUserId: Int) -> UserAccount {
         UserAccount(
             userId: userId ?? defaultUserId, username: username, email: email, password: password,

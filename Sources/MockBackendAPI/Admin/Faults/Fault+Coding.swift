@@ -1,10 +1,15 @@
 /// A fault definition that cannot mean anything, with the field at fault: the admin API
 /// answers it 400 `INVALID_FAULT`.
-struct FaultDefinitionError: Error, Equatable {
+package struct FaultDefinitionError: Error, Equatable {
     /// The field's path, e.g. `fault.ms`.
-    let field: String
+    package let field: String
     /// Why it was refused, as the end of a sentence: "must not be negative".
-    let reason: String
+    package let reason: String
+
+    package init(field: String, reason: String) {
+        self.field = field
+        self.reason = reason
+    }
 }
 
 extension Fault: Codable {
@@ -19,10 +24,10 @@ extension Fault: Codable {
     /// Fields in milliseconds.
     private static let timeFields: Set<String> = ["ms", "delayMs"]
     /// The longest pause a fault may ask for: a day, which also stands for "for good".
-    static let longestPause = 86_400_000
+    package static let longestPause = 86_400_000
 
     /// The fields each kind takes besides `kind`.
-    static let fields: [String: Set<String>] = [
+    package static let fields: [String: Set<String>] = [
         "status": ["status", "body", "retryAfter"],
         "forbidden": [],
         "delay": ["ms"],

@@ -55,6 +55,22 @@ public struct StreamDisconnectRequest: Codable, Sendable, Equatable {
         self.reset = reset
         self.graceful = graceful
     }
+
+    /// The request for `mode`: `broken` sets neither flag.
+    public init(connection: UInt64? = nil, mode: DisconnectMode) {
+        self.init(connection: connection, reset: mode == .reset ? true : nil, graceful: mode == .graceful ? true : nil)
+    }
+
+    /// How the connections end; nil when `reset` and `graceful` are both true, which
+    /// cannot mean anything.
+    public var mode: DisconnectMode? {
+        switch (reset ?? false, graceful ?? false) {
+        case (true, true): nil
+        case (true, false): .reset
+        case (false, true): .graceful
+        case (false, false): .broken
+        }
+    }
 }
 
 /// The answer to a disconnect: how many connections were ended.
