@@ -91,7 +91,7 @@ let package = Package(
         .target(
             name: "TestSupport",
             dependencies: [
-                "MockBackendSupport", "MockBackendHTTP", "ServerSentEvents", "MockBackend",
+                "MockBackendSupport", "MockBackendHTTP", "ServerSentEvents", "MockBackend", "MockBackendTesting",
                 .product(name: "Logging", package: "swift-log"),
             ],
             path: "Tests/TestSupport"),

@@ -1,4 +1,5 @@
 import Foundation
+import MockBackendHTTP
 
 #if canImport(FoundationNetworking)
 import FoundationNetworking
@@ -8,10 +9,29 @@ import FoundationNetworking
 /// `TestAPIClient`. Paths are written as the API documents them; each segment a caller
 /// supplies is percent-encoded by `segment(_:)`.
 struct KitHTTP: Sendable {
+    /// How a request reaches the server.
+    enum Transport: Sendable {
+        /// Over the network, with this session.
+        case network(URLSession)
+        /// Straight to a server's responder in the same process, without a socket (a test
+        /// of the app in memory). Only answers with a body known in full.
+        case inMemory(@Sendable (HTTPRequest) -> HTTPResponse)
+    }
+
     let baseURL: URL
     /// Sent with every request (the admin token).
     let headers: [String: String]
-    let session: URLSession
+    let transport: Transport
+
+    init(baseURL: URL, headers: [String: String], session: URLSession) {
+        self.init(baseURL: baseURL, headers: headers, transport: .network(session))
+    }
+
+    init(baseURL: URL, headers: [String: String], transport: Transport) {
+        self.baseURL = baseURL
+        self.headers = headers
+        self.transport = transport
+    }
 
     static let encoder: JSONEncoder = {
         let encoder = JSONEncoder()
@@ -44,12 +64,32 @@ struct KitHTTP: Sendable {
         for (name, value) in headers.merging(extra, uniquingKeysWith: { $1 }) {
             request.setValue(value, forHTTPHeaderField: name)
         }
-        let (data, response) = try await session.data(for: request)
-        let status = (response as? HTTPURLResponse)?.statusCode ?? 0
+        let (data, status) = try await exchange(request)
         guard (200..<300).contains(status) else {
             throw Self.error(request: "\(method) \(path)", status: status, body: data)
         }
         return data
+    }
+
+    /// The body and status of the answer to `request`, by the transport.
+    private func exchange(_ request: URLRequest) async throws -> (Data, Int) {
+        switch transport {
+        case .network(let session):
+            let (data, response) = try await session.data(for: request)
+            return (data, (response as? HTTPURLResponse)?.statusCode ?? 0)
+        case .inMemory(let respond):
+            var headers = HTTPHeaders()
+            headers.set("Host", request.url?.host ?? "127.0.0.1")
+            for (name, value) in request.allHTTPHeaderFields ?? [:] { headers.set(name, value) }
+            let url = request.url
+            let target = (url?.path ?? "/") + (url?.query.map { "?" + $0 } ?? "")
+            let response = respond(
+                HTTPRequest(
+                    method: request.httpMethod ?? "GET", target: target, headers: headers,
+                    body: Array(request.httpBody ?? Data())))
+            guard case .bytes(let body) = response.body else { throw URLError(.cannotDecodeContentData) }
+            return (Data(body), response.status)
+        }
     }
 
     /// Sends `body` as JSON and decodes the answer.

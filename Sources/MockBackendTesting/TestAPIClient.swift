@@ -1,6 +1,7 @@
 import Foundation
 import MockBackend
 import MockBackendClient
+import MockBackendHTTP
 
 #if canImport(FoundationNetworking)
 import FoundationNetworking
@@ -19,6 +20,12 @@ public struct TestAPIClient: Sendable {
 
     public init(baseURL: URL, session: URLSession = .shared) {
         http = KitHTTP(baseURL: baseURL, headers: [:], session: session)
+    }
+
+    /// A client of an app's public API without a socket: each call goes straight to
+    /// `respond` (the app's responder).
+    package init(respond: @escaping @Sendable (HTTPRequest) -> HTTPResponse) {
+        http = KitHTTP(baseURL: URL(string: "http://127.0.0.1")!, headers: [:], transport: .inMemory(respond))
     }
 
     /// The server this client talks to.

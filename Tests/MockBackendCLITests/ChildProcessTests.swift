@@ -3,7 +3,7 @@ import MockBackendTesting
 import TestSupport
 import Testing
 
-@Suite("Child processes for tests", .fewAtATime)
+@Suite("Child processes for tests")
 struct ChildProcessTests {
     @Test func theChildGetsOnlyItsStandardDescriptorsItsDirectoryAndItsEnvironment() async throws {
         try await withRunningServer { server in

@@ -6,7 +6,7 @@ import Testing
 @testable import MockBackendCLI
 
 /// `mockbackend health`, run as the built binary against a server started in-process.
-@Suite("mockbackend health", .fewAtATime)
+@Suite("mockbackend health")
 struct HealthCommandTests {
     @Test func aHealthyURLExitsZero() async throws {
         try await withRunningServer { server in

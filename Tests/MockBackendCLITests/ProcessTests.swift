@@ -69,7 +69,7 @@ final class ServerProcess: Sendable {
     }
 }
 
-@Suite("The mockbackend process", .serialized, .fewAtATime)
+@Suite("The mockbackend process", .serialized)
 struct ProcessTests {
     @Test func printsTheStartupBlockEndingInTheListeningLine() async throws {
         let server = try ServerProcess(["--port", "0"])

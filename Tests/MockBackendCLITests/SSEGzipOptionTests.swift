@@ -4,7 +4,7 @@ import MockBackendTesting
 import TestSupport
 import Testing
 
-@Suite("The --sse-gzip option", .serialized, .fewAtATime)
+@Suite("The --sse-gzip option", .serialized)
 struct SSEGzipOptionTests {
     /// How the option is given to the process.
     enum Given: String, CaseIterable, Sendable {

@@ -5,7 +5,7 @@ import Testing
 
 /// The binary carries the dashboard and the OpenAPI document: started from a folder with
 /// nothing in it, it serves them all the same, and its startup block lists only what it serves.
-@Suite("The mockbackend binary on its own", .serialized, .fewAtATime)
+@Suite("The mockbackend binary on its own", .serialized)
 struct SelfContainedBinaryTests {
     /// An empty folder of its own, removed by `body`'s end.
     static func inEmptyFolder<Result>(_ body: (String) async throws -> Result) async throws -> Result {

@@ -3,7 +3,7 @@ import MockBackendTesting
 import TestSupport
 import Testing
 
-@Suite("TLS options", .serialized, .fewAtATime)
+@Suite("TLS options", .serialized)
 struct TLSOptionTests {
     private static func scratch() throws -> URL {
         let url = FileManager.default.temporaryDirectory.appendingPathComponent("cli-tls-\(UUID().uuidString)")

@@ -7,7 +7,7 @@ import Testing
 /// kill the process: OpenSSL writes with plain `write()`, which raises SIGPIPE on a reset
 /// socket unless the process ignores it. Run against a child `mockbackend`, since the
 /// test process may ignore SIGPIPE itself.
-@Suite("HTTPS clients that reset mid-response", .serialized, .fewAtATime)
+@Suite("HTTPS clients that reset mid-response", .serialized)
 struct TLSResetTests {
     /// Each round asks for a large response with a small receive buffer, reads its first
     /// bytes and closes with SO_LINGER 0 (RST): the 125 KB OpenAPI document, a body paced

@@ -8,7 +8,7 @@ import TestSupport
 import Testing
 
 /// A server that sends what a client must survive: bodies from `/conformance/sse/raw`.
-@Suite("EventSource against a hostile server", .fewAtATime)
+@Suite("EventSource against a hostile server")
 struct EventSourceHostileServerTests {
     @Test func aHugeRetryIsCappedNotACrash() async throws {
         try await withRunningServer { server in

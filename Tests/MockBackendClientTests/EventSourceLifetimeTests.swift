@@ -7,7 +7,7 @@ import ServerSentEvents
 import TestSupport
 import Testing
 
-@Suite("EventSource lifetime against the server", .fewAtATime)
+@Suite("EventSource lifetime against the server")
 struct EventSourceLifetimeTests {
     private let policy = ReconnectionPolicy(initialDelay: .milliseconds(20), maxAttempts: 4, jitter: 0)
 

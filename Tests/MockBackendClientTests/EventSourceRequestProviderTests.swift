@@ -16,7 +16,7 @@ func header(_ name: String, in headers: [String: String]) -> String? {
     headers.first { $0.key.lowercased() == name.lowercased() }?.value
 }
 
-@Suite("EventSource request provider against the server", .fewAtATime)
+@Suite("EventSource request provider against the server")
 struct EventSourceRequestProviderTests {
     private let policy = ReconnectionPolicy(initialDelay: .milliseconds(20), maxAttempts: 4, jitter: 0)
 

@@ -9,7 +9,7 @@ import Testing
 import FoundationNetworking
 #endif
 
-@Suite("EventSource session and trusted certificates", .fewAtATime)
+@Suite("EventSource session and trusted certificates")
 struct EventSourceSessionTests {
     @Test func theInjectedSessionConfigurationIsTheOneUsed() async throws {
         try await withRunningServer { server in

@@ -11,7 +11,7 @@ import Testing
 import FoundationNetworking
 #endif
 
-@Suite("EventSource suspend, resume and reconnectNow against the server", .fewAtATime)
+@Suite("EventSource suspend, resume and reconnectNow against the server")
 struct EventSourceSuspensionTests {
     private func subscribers(_ server: RunningServer, _ name: String) -> Int {
         server.app.streams.existingStream(named: name)?.snapshot.subscribers.count ?? 0

@@ -36,7 +36,7 @@ final class Collected: Sendable {
     var data: [String] { events.current.map(\.data) }
 }
 
-@Suite("EventSource against the server", .fewAtATime)
+@Suite("EventSource against the server")
 struct EventSourceTests {
     private let fastPolicy = ReconnectionPolicy(initialDelay: .milliseconds(50), maxAttempts: 4, jitter: 0)
 

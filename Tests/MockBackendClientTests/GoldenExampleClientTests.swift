@@ -36,7 +36,7 @@ private enum ClientExample {
     }
 }
 
-@Suite("Golden examples, client side: imports", .fewAtATime)
+@Suite("Golden examples, client side: imports")
 struct ImportGoldenExampleClientTests {
     @Test func theStreamExamplesDecodeThroughTheImportKind() throws {
         let started = try ClientExample.roundTrip(ImportStartedEvent.self, "imports/event-started")
@@ -112,7 +112,7 @@ struct ImportGoldenExampleClientTests {
     }
 }
 
-@Suite("Golden examples, client side: generations", .fewAtATime)
+@Suite("Golden examples, client side: generations")
 struct GenerationGoldenExampleClientTests {
     @Test func theStreamExamplesDecodeThroughTheGenerationKind() throws {
         let progress = try ClientExample.roundTrip(GenerationProgressEvent.self, "generations/event-progress")
@@ -153,7 +153,7 @@ struct GenerationGoldenExampleClientTests {
     }
 }
 
-@Suite("Golden examples, client side: workflows", .fewAtATime)
+@Suite("Golden examples, client side: workflows")
 struct WorkflowGoldenExampleClientTests {
     @Test func everyTopicExampleDecodesToItsTypedPayload() throws {
         let expected: [String: WorkflowPayload] = [

@@ -115,7 +115,7 @@ func runToTheEnd(_ server: RunningServer, _ jobId: String) async throws {
 
 // MARK: - Against the server
 
-@Suite("JobTracker against the server", .fewAtATime)
+@Suite("JobTracker against the server")
 struct JobTrackerTests {
     @Test func followsAnImportOnItsStreamToTheOutcome() async throws {
         try await withRunningServer(manualServerConfiguration()) { server in
@@ -363,7 +363,7 @@ private func pollingGenerationTracker(
         configuration: configuration, clock: clock)
 }
 
-@Suite("JobTracker following generations", .fewAtATime)
+@Suite("JobTracker following generations")
 struct GenerationTrackerTests {
     /// A manual clock, and generations of 10 s in ten 1 s steps.
     static func configuration() -> MockBackendConfiguration {
@@ -479,7 +479,7 @@ struct GenerationTrackerTests {
 
 // MARK: - Pure
 
-@Suite("JobTrackingStateMachine", .fewAtATime)
+@Suite("JobTrackingStateMachine")
 struct JobTrackingStateMachineTests {
     @Test func streamThenPollingThenFinished() {
         var machine = JobTrackingStateMachine(statusCheckAfterPause: .seconds(30))
@@ -526,7 +526,7 @@ struct JobTrackingStateMachineTests {
     }
 }
 
-@Suite("Job wire types and kinds", .fewAtATime)
+@Suite("Job wire types and kinds")
 struct JobKindTests {
     @Test func progressDecodesFromEitherSpelling() throws {
         let rows = try #require(

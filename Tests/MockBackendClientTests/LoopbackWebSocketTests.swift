@@ -11,7 +11,7 @@ import FoundationNetworking
 #endif
 
 /// The loopback transport against the server, which enforces RFC 6455 on its clients.
-@Suite("LoopbackWebSocketTransport", .fewAtATime)
+@Suite("LoopbackWebSocketTransport")
 struct LoopbackWebSocketTests {
     private func request(_ server: RunningServer, jobId: String) throws -> URLRequest {
         var request = URLRequest(

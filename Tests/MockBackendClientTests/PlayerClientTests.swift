@@ -17,7 +17,7 @@ private func loginCount(_ server: RunningServer) async throws -> Int {
     return try await server.admin.requests.count(logins)
 }
 
-@Suite("Player client against the server", .fewAtATime)
+@Suite("Player client against the server")
 struct PlayerClientTests {
     @Test func twentyConcurrentCallsAfterAnExpiryCauseOneRelogin() async throws {
         try await withRunningServer { server in

@@ -3,7 +3,7 @@ import MockBackendTesting
 import TestSupport
 import Testing
 
-@Suite("ReconnectionPolicy bounds", .fewAtATime)
+@Suite("ReconnectionPolicy bounds")
 struct ReconnectionPolicyBoundsTests {
     @Test func aHugeServerRetryIsClampedInsteadOfTrapping() {
         let policy = ReconnectionPolicy(jitter: 0.25)
@@ -31,7 +31,7 @@ struct ReconnectionPolicyBoundsTests {
     }
 }
 
-@Suite("ReconnectionStateMachine backoff reset", .fewAtATime)
+@Suite("ReconnectionStateMachine backoff reset")
 struct ReconnectionResetTests {
     private let sse = "text/event-stream"
 

@@ -2,7 +2,7 @@ import MockBackendClient
 import TestSupport
 import Testing
 
-@Suite("ReconnectionStateMachine: suspend, resume, reconnectNow", .fewAtATime)
+@Suite("ReconnectionStateMachine: suspend, resume, reconnectNow")
 struct ReconnectionLifecycleTests {
     private func machine(fallback: Bool = false) -> ReconnectionStateMachine {
         ReconnectionStateMachine(

@@ -2,7 +2,7 @@ import MockBackendClient
 import TestSupport
 import Testing
 
-@Suite("ReconnectionPolicy", .fewAtATime)
+@Suite("ReconnectionPolicy")
 struct ReconnectionPolicyTests {
     @Test func defaultsDoubleFrom200msToA30sCap() {
         let policy = ReconnectionPolicy(jitter: 0)
@@ -33,7 +33,7 @@ struct ReconnectionPolicyTests {
     }
 }
 
-@Suite("ReconnectionStateMachine", .fewAtATime)
+@Suite("ReconnectionStateMachine")
 struct ReconnectionStateMachineTests {
     private func machine(attempts: Int = 3, polling: Bool = false) -> ReconnectionStateMachine {
         ReconnectionStateMachine(

@@ -4,7 +4,7 @@ import MockBackendTesting
 import TestSupport
 import Testing
 
-@Suite("StatusPoller Retry-After bounds", .fewAtATime)
+@Suite("StatusPoller Retry-After bounds")
 struct StatusPollerRetryAfterTests {
     @Test func aHugeRetryAfterIsCappedAtTheMaximum() async throws {
         try await withRunningServer(manualServerConfiguration()) { server in

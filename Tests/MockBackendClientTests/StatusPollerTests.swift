@@ -33,7 +33,7 @@ private func drain<Status>(_ poller: StatusPoller<Status>) async -> (statuses: [
     }
 }
 
-@Suite("StatusPoller against the server", .fewAtATime)
+@Suite("StatusPoller against the server")
 struct StatusPollerTests {
     @Test func pollsEveryIntervalUntilTheImportCompletesAndStops() async throws {
         try await withRunningServer(manualServerConfiguration()) { server in

@@ -32,7 +32,7 @@ private final class Reader: Sendable {
 
 /// Each stream the client vends ends its connection when its reader goes away or when the
 /// app lets go of it: a dismissed screen leaves no connection open.
-@Suite("Streams end with their reader or their release", .fewAtATime)
+@Suite("Streams end with their reader or their release")
 struct StreamLifetimeTests {
     private let policy = ReconnectionPolicy(initialDelay: .milliseconds(20), maxAttempts: 3, jitter: 0)
 

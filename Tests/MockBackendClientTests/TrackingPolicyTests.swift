@@ -8,7 +8,7 @@ import Testing
 
 /// The timing policy of the V1 tracker, pure: when a silent socket counts as dropped, and
 /// how long polling waits between reads.
-@Suite("Tracking policy: silence watchdog and poll intervals", .fewAtATime)
+@Suite("Tracking policy: silence watchdog and poll intervals")
 struct TrackingPolicyTests {
     @Test func theWatchdogIsSilentOnceNothingWasHeardForTheWholeSilence() {
         let watchdog = SilenceWatchdog(silence: .seconds(50))

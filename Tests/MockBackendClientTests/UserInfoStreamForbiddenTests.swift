@@ -5,7 +5,7 @@ import TestSupport
 import Testing
 
 /// A 403 when the user-info stream reconnects: the session expired while the app was away.
-@Suite("User-info stream: 403 on reconnect", .fewAtATime)
+@Suite("User-info stream: 403 on reconnect")
 struct UserInfoStreamForbiddenTests {
     private let path = "/v2/player/7000001/information/updates"
 

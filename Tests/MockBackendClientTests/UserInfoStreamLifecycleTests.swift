@@ -6,7 +6,7 @@ import Testing
 
 /// The user-info stream through an app's life: a Last-Event-ID and an idle timeout given at
 /// the start, suspend and resume, reconnect now.
-@Suite("User-info stream: lifecycle", .fewAtATime)
+@Suite("User-info stream: lifecycle")
 struct UserInfoStreamLifecycleTests {
     @Test func suspendClosesTheConnectionAndResumeReplaysWhatWasMissed() async throws {
         try await withRunningServer { server in

@@ -6,7 +6,7 @@ import Testing
 
 /// Terminal messages end the user-info stream in the read loop, by their `type`, whatever
 /// their body, and before any reconnection is scheduled.
-@Suite("User-info stream: terminal messages", .fewAtATime)
+@Suite("User-info stream: terminal messages")
 struct UserInfoStreamTerminalTests {
     /// A `SESSION_EXPIRATION` whose body drifted (a number where the contract has a string)
     /// used to be skipped, leaving the stream open on a dead session.

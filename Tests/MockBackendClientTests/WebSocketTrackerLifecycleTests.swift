@@ -8,7 +8,7 @@ import TestSupport
 import Testing
 
 /// The V1 tracker's failures, cancellation, pause and pings, against the in-process server.
-@Suite("JobTracker on V1's progress WebSocket: failures, cancellation, pings", .fewAtATime)
+@Suite("JobTracker on V1's progress WebSocket: failures, cancellation, pings")
 struct WebSocketTrackerLifecycleTests {
     /// One failed job followed on the socket, one whose socket is refused: each gets the
     /// failure its path carries, the one V2 gives on the same path.

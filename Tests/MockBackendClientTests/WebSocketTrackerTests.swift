@@ -9,7 +9,7 @@ import Testing
 /// The V1 tracker against the in-process server, on the loopback transport: a whole job
 /// on the socket, and every way the socket can drop, each ending in polling with the
 /// outcome V2 gives for the same job.
-@Suite("JobTracker on V1's progress WebSocket", .fewAtATime)
+@Suite("JobTracker on V1's progress WebSocket")
 struct WebSocketTrackerTests {
     private static let thirtyRows = JobOutcome.completed(
         ImportSummary(totalRows: 30, successfulRows: 27, failedRows: 3))

@@ -22,7 +22,7 @@ private func workflowConnections(_ server: RunningServer, _ id: String) async th
     try await server.admin.streams.connections(stream: "workflows/\(id)").count
 }
 
-@Suite("Workflow client against the server", .fewAtATime)
+@Suite("Workflow client against the server")
 struct WorkflowClientTests {
     @Test func aGateOnAStatusFieldNeverOpensTheStreamWhileTheModeGateDoes() async throws {
         try await withRunningServer { server in

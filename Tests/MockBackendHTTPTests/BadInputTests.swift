@@ -3,7 +3,7 @@ import MockBackendTesting
 import TestSupport
 import Testing
 
-@Suite("Bad input over loopback", .fewAtATime)
+@Suite("Bad input over loopback")
 struct BadInputTests {
     static let cases: [(name: String, bytes: String, status: Int)] = [
         ("malformed request line", "GET/HTTP/1.1\r\nHost: t\r\n\r\n", 400),

@@ -4,7 +4,7 @@ import MockBackendTesting
 import TestSupport
 import Testing
 
-@Suite(.fewAtATime) struct CompressionTests {
+@Suite struct CompressionTests {
     @Test func gzipRoundTripsAnyBytes() throws {
         var generator = SystemRandomNumberGenerator()
         for size in [0, 1, 17, 1024, 70_000] {

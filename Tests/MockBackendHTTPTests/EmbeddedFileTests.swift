@@ -7,7 +7,7 @@ import Testing
 
 /// Files compiled into the binary: bytes that survive their base64 form whatever they are,
 /// served by `EmbeddedFileHandler` with the static handler's rules.
-@Suite("Embedded files", .fewAtATime)
+@Suite("Embedded files")
 struct EmbeddedFileTests {
     /// Every byte value, and the text of a file in a folder with an index.
     static let files = [

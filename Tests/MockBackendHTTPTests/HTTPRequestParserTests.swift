@@ -34,7 +34,7 @@ private func requests(_ events: [HTTPParserEvent]) -> [HTTPRequest] {
     events.compactMap { if case .request(let request) = $0 { request } else { nil } }
 }
 
-@Suite("HTTPRequestParser", .fewAtATime)
+@Suite("HTTPRequestParser")
 struct HTTPRequestParserTests {
     static let corpus: [String] = [
         "GET /a?x=1 HTTP/1.1\r\nHost: h\r\nAccept: */*\r\n\r\n",
@@ -206,7 +206,7 @@ struct HTTPRequestParserTests {
 
 /// Inputs the fuzzer found (fuzz/regressions/) and its seeds, replayed with the fuzzer's
 /// small limits: each must give the same events however it is split.
-@Suite("HTTPRequestParser fuzz regressions", .fewAtATime)
+@Suite("HTTPRequestParser fuzz regressions")
 struct HTTPRequestParserRegressionTests {
     static let limits: HTTPParserLimits = {
         var limits = HTTPParserLimits()

@@ -6,7 +6,7 @@ import Testing
 
 /// The parser stops after a request that asks to switch protocols (RFC 9110 §7.8) and holds
 /// what follows until the server says whether it switched.
-@Suite("HTTPRequestParser and upgrades", .fewAtATime)
+@Suite("HTTPRequestParser and upgrades")
 struct HTTPRequestParserUpgradeTests {
     private static let upgrade = "GET /ws HTTP/1.1\r\nHost: h\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n\r\n"
     private static let next = "GET /next HTTP/1.1\r\nHost: h\r\n\r\n"

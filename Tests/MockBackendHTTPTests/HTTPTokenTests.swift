@@ -2,7 +2,7 @@ import MockBackendHTTP
 import TestSupport
 import Testing
 
-@Suite("tchar (RFC 9110 §5.6.2)", .fewAtATime)
+@Suite("tchar (RFC 9110 §5.6.2)")
 struct HTTPTokenTests {
     /// Every byte value against the ABNF, written out independently of the table.
     @Test func theTableMatchesTheGrammarForEveryByte() {

@@ -7,7 +7,7 @@ import Testing
 /// A client that sends its request and its FIN together (`printf … | nc -N`, health
 /// checkers, one-shot scripts) is answered and then closed at once: it does not hold a
 /// descriptor and a connection slot until the idle timeout. Over real sockets, many at once.
-@Suite("Requests that come with the client's FIN", .fewAtATime)
+@Suite("Requests that come with the client's FIN")
 struct HalfCloseTests {
     /// Long enough that waiting it out would fail every expectation below.
     static let configuration: HTTPServerConfiguration = {

@@ -14,7 +14,7 @@ private enum PacedRun {
     case clientStalled
 }
 
-@Suite("The idle timeout measures idleness", .fewAtATime)
+@Suite("The idle timeout measures idleness")
 struct IdleTimeoutTests {
     private static let timeout = TestTiming.scaled(.milliseconds(500))
 

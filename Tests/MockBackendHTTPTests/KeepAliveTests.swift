@@ -3,7 +3,7 @@ import MockBackendTesting
 import TestSupport
 import Testing
 
-@Suite("Connections over loopback", .fewAtATime)
+@Suite("Connections over loopback")
 struct KeepAliveTests {
     @Test func servesSeveralRequestsOnOneConnection() async throws {
         try await withHTTPServer(responder: TestRoutes.responder()) { server in
@@ -119,7 +119,7 @@ struct KeepAliveTests {
     }
 }
 
-@Suite("HTTP/1.0", .fewAtATime)
+@Suite("HTTP/1.0")
 struct HTTP10Tests {
     @Test func answersAs10AndClosesByDefault() async throws {
         try await withHTTPServer(responder: TestRoutes.responder()) { server in

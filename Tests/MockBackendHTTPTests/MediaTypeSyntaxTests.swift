@@ -2,7 +2,7 @@ import MockBackendHTTP
 import TestSupport
 import Testing
 
-@Suite("Media type syntax (RFC 9110 §8.3.1)", .fewAtATime)
+@Suite("Media type syntax (RFC 9110 §8.3.1)")
 struct MediaTypeSyntaxTests {
     @Test(
         "accepts what RFC 9110 allows",

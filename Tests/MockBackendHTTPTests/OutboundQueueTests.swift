@@ -3,7 +3,7 @@ import Testing
 
 @testable import MockBackendHTTP
 
-@Suite("OutboundQueue", .fewAtATime)
+@Suite("OutboundQueue")
 struct OutboundQueueTests {
     @Test func mergesStreamWritesUpToTheLimit() {
         var queue = OutboundQueue()

@@ -10,7 +10,7 @@ import Testing
 /// the turns where an edge-triggered registration has no new edge to report (input left
 /// after a bounded read turn, input that arrived while reading was paused, a socket that
 /// drains while writing waits) and the end of the loop threads.
-@Suite("Readiness mechanisms", .fewAtATime)
+@Suite("Readiness mechanisms")
 struct ReadinessMechanismTests {
     private func configuration(_ mechanism: ReadinessMechanism) -> HTTPServerConfiguration {
         var configuration = HTTPServerConfiguration()

@@ -15,7 +15,7 @@ private func milliseconds(_ record: CapturedLogRecord?) -> Double? {
     record?.metadata["duration_ms"].flatMap { Double($0) }
 }
 
-@Suite("One log line per request, however its response ends", .fewAtATime)
+@Suite("One log line per request, however its response ends")
 struct RequestLogTests {
     /// A response that takes 300 ms is logged as taking about 300 ms. Fails if the
     /// duration is reported in another unit (hundredths of a second read `0.30`).

@@ -71,7 +71,7 @@ private func get(_ target: String, method: String = "GET", _ responder: RoutingR
     responder.respond(to: HTTPRequest(method: method, target: target))
 }
 
-@Suite("Router groups", .fewAtATime)
+@Suite("Router groups")
 struct RouterGroupTests {
     @Test func aGroupsRoutesRunInsideTheGroupsMiddlewareOnly() {
         let things = get("/admin/things")

@@ -15,7 +15,7 @@ private struct GuardMiddleware: HTTPMiddleware {
     }
 }
 
-@Suite("Router and responder", .fewAtATime)
+@Suite("Router and responder")
 struct RouterTests {
     private func responder() -> RoutingResponder {
         var router = Router()

@@ -2,7 +2,7 @@ import MockBackendHTTP
 import TestSupport
 import Testing
 
-@Suite("SHA-1", .fewAtATime)
+@Suite("SHA-1")
 struct SHA1Tests {
     private static func hex(_ bytes: [UInt8]) -> String {
         bytes.map { ($0 < 16 ? "0" : "") + String($0, radix: 16) }.joined()

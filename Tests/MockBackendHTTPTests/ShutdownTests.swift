@@ -13,7 +13,7 @@ import Glibc
 import Darwin
 #endif
 
-@Suite("Shutdown answers what already arrived", .fewAtATime)
+@Suite("Shutdown answers what already arrived")
 struct ShutdownTests {
     /// RFC 9112 §9.6: a request that reached an idle connection just before the server
     /// stops is answered, with `Connection: close`, and then the connection ends with FIN.

@@ -44,7 +44,7 @@ private struct StaticFixture {
     }
 }
 
-@Suite("Static files", .fewAtATime)
+@Suite("Static files")
 struct StaticFileTests {
     @Test func servesFilesWithContentTypesAndIndex() async throws {
         let fixture = try StaticFixture()
@@ -124,7 +124,7 @@ struct StaticFileTests {
     }
 }
 
-@Suite("Static files, compressed", .fewAtATime)
+@Suite("Static files, compressed")
 struct CompressedStaticFileTests {
     /// A large script is gzipped with a weak ETag, and that ETag still gets 304; an image
     /// is never compressed.

@@ -3,7 +3,7 @@ import MockBackendTesting
 import TestSupport
 import Testing
 
-@Suite("Timeouts and idle connections", .fewAtATime)
+@Suite("Timeouts and idle connections")
 struct TimeoutTests {
     @Test func halfSentHeadIsClosedAfterTheHeaderTimeoutWhileOthersAreServed() async throws {
         var configuration = HTTPServerConfiguration()

@@ -2,7 +2,7 @@ import MockBackendHTTP
 import TestSupport
 import Testing
 
-@Suite("UTF8Validator", .fewAtATime)
+@Suite("UTF8Validator")
 struct UTF8ValidatorTests {
     /// The index of the byte the validator refuses, or nil if it takes them all.
     private static func failingIndex(_ bytes: [UInt8]) -> Int? {

@@ -5,7 +5,7 @@ import Testing
 
 /// Autobahn testsuite cases 7.x (closing) and 9.x (limits), over a real socket, and what
 /// the application hears of each close.
-@Suite("WebSocket Autobahn 7, 9: closing, limits", .fewAtATime)
+@Suite("WebSocket Autobahn 7, 9: closing, limits")
 struct WebSocketAutobahnCloseTests {
     /// 7.1.1: a message then a close: the echo, then the close echoed.
     @Test func aMessageThenACloseFrame() async throws {

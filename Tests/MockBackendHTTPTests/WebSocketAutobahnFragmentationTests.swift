@@ -6,7 +6,7 @@ import Testing
 /// Autobahn testsuite cases 5.x (fragmentation) and 6.x (UTF-8), over a real socket
 /// against the echo route. Each test runs its cases one after the other, each on a
 /// connection of its own.
-@Suite("WebSocket Autobahn 5-6: fragmentation, UTF-8", .fewAtATime)
+@Suite("WebSocket Autobahn 5-6: fragmentation, UTF-8")
 struct WebSocketAutobahnFragmentationTests {
     private static func fragment(_ opcode: UInt8, _ text: String, fin: Bool) -> RawWebSocketFrame {
         RawWebSocketFrame(fin: fin, opcode: opcode, payload: Array(text.utf8))

@@ -6,7 +6,7 @@ import Testing
 /// Autobahn testsuite cases 1.x (framing), 2.x (pings and pongs), 3.x (reserved bits) and
 /// 4.x (opcodes), over a real socket against the echo route. Each test runs its cases one
 /// after the other, each on a connection of its own.
-@Suite("WebSocket Autobahn 1-4: framing, pings, reserved bits, opcodes", .fewAtATime)
+@Suite("WebSocket Autobahn 1-4: framing, pings, reserved bits, opcodes")
 struct WebSocketAutobahnFramingTests {
     /// 1.1.1-1.1.6 (text) and 1.2.1-1.2.6 (binary): payloads of every length form are echoed.
     @Test func echoesTextAndBinaryOfEveryLengthForm() async throws {

@@ -7,7 +7,7 @@ import Testing
 
 /// History first, then live messages through a `SinkGroup`, as a progress
 /// feed sends them; slow readers and drained queues.
-@Suite("WebSocket broadcast", .fewAtATime)
+@Suite("WebSocket broadcast")
 struct WebSocketBroadcastTests {
     @Test func historyThenLiveMessagesToEveryMember() async throws {
         let registry = WebSocketRegistry()

@@ -4,7 +4,7 @@ import TestSupport
 import Testing
 
 /// The rules of whole messages: UTF-8 (§8.1), size (§10.4), the close payload (§5.5.1, §7.4).
-@Suite("WebSocketFrameDecoder: messages", .fewAtATime)
+@Suite("WebSocketFrameDecoder: messages")
 struct WebSocketFrameDecoderMessageTests {
     // MARK: - §8.1: UTF-8
 

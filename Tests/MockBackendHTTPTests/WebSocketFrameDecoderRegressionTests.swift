@@ -6,7 +6,7 @@ import Testing
 
 /// Inputs the frame decoder's fuzzer found (fuzz/websocket/regressions/) and its seeds,
 /// replayed with the fuzzer's limit: each must give the same events however it is split.
-@Suite("WebSocketFrameDecoder fuzz regressions", .fewAtATime)
+@Suite("WebSocketFrameDecoder fuzz regressions")
 struct WebSocketFrameDecoderRegressionTests {
     /// `fuzzMaxMessageBytes` of fuzz/FrameDecoderFuzzer.swift.
     static let maxMessageBytes = 300

@@ -33,7 +33,7 @@ func frames(_ events: [WebSocketFrameDecoder.Event]) -> [WebSocketFrame] {
     events.compactMap { if case .frame(let frame) = $0 { frame } else { nil } }
 }
 
-@Suite("WebSocketFrameDecoder", .fewAtATime)
+@Suite("WebSocketFrameDecoder")
 struct WebSocketFrameDecoderTests {
     static let corpus: [(name: String, bytes: [UInt8])] = [
         ("text", wire(.text("Hello"))),

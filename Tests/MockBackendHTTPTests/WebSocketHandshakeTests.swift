@@ -3,7 +3,7 @@ import MockBackendTesting
 import TestSupport
 import Testing
 
-@Suite("WebSocket opening handshake", .fewAtATime)
+@Suite("WebSocket opening handshake")
 struct WebSocketHandshakeTests {
     private static let key = RawWebSocketClient.sampleKey
 

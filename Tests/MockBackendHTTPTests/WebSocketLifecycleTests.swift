@@ -5,7 +5,7 @@ import Testing
 
 /// The life of an upgraded connection: the switch, closing from either side, aborting,
 /// timeouts, the server stopping, and nothing left behind.
-@Suite("WebSocket connection lifecycle", .fewAtATime)
+@Suite("WebSocket connection lifecycle")
 struct WebSocketLifecycleTests {
     /// Frames sent in the same write as the upgrade request were read with it; they are
     /// the first frames, not lost and not taken for HTTP.

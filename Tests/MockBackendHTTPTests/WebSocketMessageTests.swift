@@ -3,7 +3,7 @@ import MockBackendTesting
 import TestSupport
 import Testing
 
-@Suite("WebSocket messages: assembler, encoder, close payload", .fewAtATime)
+@Suite("WebSocket messages: assembler, encoder, close payload")
 struct WebSocketMessageTests {
     @Test func joinsFragmentsAndPassesControlFramesBetweenThem() {
         var assembler = WebSocketMessageAssembler()

@@ -5,7 +5,7 @@ import Testing
 
 /// Every write of an upgraded connection goes through the response's shaper, one message
 /// per `.message` write; the shaper's segments act on the connection as on a stream.
-@Suite("WebSocket writes through a ResponseShaper", .fewAtATime)
+@Suite("WebSocket writes through a ResponseShaper")
 struct WebSocketShaperTests {
     @Test func theShaperSeesTheHeadEachMessageAndEachControlFrame() async throws {
         let registry = WebSocketRegistry()

@@ -5,7 +5,7 @@ import Testing
 
 /// Pings and timeouts of upgraded connections (`WebSocketConfiguration`), and the header
 /// timeout before the upgrade.
-@Suite("WebSocket pings and timeouts", .fewAtATime)
+@Suite("WebSocket pings and timeouts")
 struct WebSocketTimeoutTests {
     @Test func theServerPingsEveryInterval() async throws {
         var configuration = HTTPServerConfiguration()

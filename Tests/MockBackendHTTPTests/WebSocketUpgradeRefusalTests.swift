@@ -15,7 +15,7 @@ import Darwin
 
 /// The answers a WebSocket response gets when the connection cannot switch: not made for
 /// the request it answers, or the server stopping.
-@Suite("WebSocket upgrades the connection refuses", .fewAtATime)
+@Suite("WebSocket upgrades the connection refuses")
 struct WebSocketUpgradeRefusalTests {
     /// A response with a WebSocket body that answers a request that did not ask for one
     /// (a handler's mistake the factory cannot make) is refused with 500.

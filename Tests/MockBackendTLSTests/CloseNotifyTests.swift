@@ -8,7 +8,7 @@ import Testing
 /// `ssl` with `suppress_ragged_eofs=False` tells the two ends apart: `recv` returns `b""`
 /// only after close_notify, and a bare TCP FIN raises `SSLEOFError` (OpenSSL's "unexpected
 /// eof while reading"). So each test here fails if the server closes without close_notify.
-@Suite("HTTPS close_notify", .fewAtATime)
+@Suite("HTTPS close_notify")
 struct CloseNotifyTests {
     /// Sends `GET PATH` with an optional extra header line, prints `seen` once `MARKER` has
     /// arrived, then reads to the end and prints how the connection ended.

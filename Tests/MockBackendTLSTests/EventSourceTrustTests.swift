@@ -5,7 +5,7 @@ import TestSupport
 import Testing
 
 /// An event source over the mock's HTTPS listener, whose certificate is self-signed.
-@Suite("EventSource trust of the mock's certificate", .fewAtATime)
+@Suite("EventSource trust of the mock's certificate")
 struct EventSourceTrustTests {
     private func source(_ server: TLSServer, handler: AuthenticationChallengeHandler?) throws -> EventSource {
         var configuration = EventSourceConfiguration(

@@ -5,7 +5,7 @@ import MockBackendTesting
 import TestSupport
 import Testing
 
-@Suite("HTTPS listener", .fewAtATime)
+@Suite("HTTPS listener")
 struct HTTPSListenerTests {
     @Test func answersHTTPSBesidePlainHTTPWithTheSameState() async throws {
         try await withTLSServer { tls in
@@ -120,7 +120,7 @@ struct HTTPSListenerTests {
     }
 }
 
-@Suite("HTTPS pipelining", .fewAtATime)
+@Suite("HTTPS pipelining")
 struct HTTPSPipeliningTests {
     /// Requests written as separate TLS records that reach the server together: the later
     /// records wait inside OpenSSL, where no socket event announces them, and must still
@@ -150,7 +150,7 @@ struct HTTPSPipeliningTests {
     }
 }
 
-@Suite("HTTPS closing", .fewAtATime)
+@Suite("HTTPS closing")
 struct HTTPSClosingTests {
     /// `Connection: close` over TLS: the whole response, then close_notify and the end of
     /// the connection; many clients in a row that leave without reading close_notify

@@ -9,7 +9,7 @@ import Glibc
 import Darwin
 #endif
 
-@Suite("HTTPS handshake failures are logged", .fewAtATime)
+@Suite("HTTPS handshake failures are logged")
 struct HandshakeLoggingTests {
     /// `127.0.0.1:PORT` of the client's end of the connection: what the server logs as the peer.
     private static func localAddress(of client: RawHTTPClient) -> String {

@@ -5,7 +5,7 @@ import MockBackendTesting
 import TestSupport
 import Testing
 
-@Suite("HTTPS clients that leave mid-handshake", .fewAtATime)
+@Suite("HTTPS clients that leave mid-handshake")
 struct MidHandshakeAbortTests {
     /// Answers every request with `ok`.
     private struct OKResponder: HTTPResponder {

@@ -4,7 +4,7 @@ import MockBackendTesting
 import TestSupport
 import Testing
 
-@Suite("TLS certificates", .fewAtATime)
+@Suite("TLS certificates")
 struct TLSIdentityTests {
     /// What iOS asks of a server certificate: SAN names, EKU serverAuth, at most 825 days,
     /// P-256 or RSA 2048+, SHA-256; and the certificate verifies against itself.

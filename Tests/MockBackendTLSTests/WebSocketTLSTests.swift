@@ -8,7 +8,7 @@ import TestSupport
 import Testing
 
 /// The upgrade to WebSocket over TLS: the same connection code over `TLSByteStream`.
-@Suite("WebSocket over TLS", .fewAtATime)
+@Suite("WebSocket over TLS")
 struct WebSocketTLSTests {
     /// Python's `ssl` as the client, writing raw frames: the upgrade request and a masked
     /// text frame in one TLS write (the frame must not be lost with the head), then a

@@ -3,7 +3,7 @@ import MockBackendTesting
 import TestSupport
 import Testing
 
-@Suite("AdminClient: waits on the live feed", .fewAtATime)
+@Suite("AdminClient: waits on the live feed")
 struct AdminEventWaitTests {
     @Test func aSubscriptionSeesWhatHappensAfterItAndNothingBefore() async throws {
         try await withRunningServer { server in

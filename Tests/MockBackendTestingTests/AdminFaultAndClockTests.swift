@@ -3,7 +3,7 @@ import MockBackendTesting
 import TestSupport
 import Testing
 
-@Suite("AdminClient: faults and the clock", .fewAtATime)
+@Suite("AdminClient: faults and the clock")
 struct AdminFaultAndClockTests {
     @Test func addsListsAndRemovesTypedFaults() async throws {
         try await withRunningServer { server in

@@ -3,7 +3,7 @@ import MockBackendTesting
 import TestSupport
 import Testing
 
-@Suite("AdminClient: imports, generations and workflows", .fewAtATime)
+@Suite("AdminClient: imports, generations and workflows")
 struct AdminJobAndWorkflowTests {
     static func manualClock() -> MockBackendConfiguration {
         var configuration = MockBackendConfiguration.forTesting()

@@ -3,7 +3,7 @@ import MockBackendTesting
 import TestSupport
 import Testing
 
-@Suite("AdminClient: sessions and users", .fewAtATime)
+@Suite("AdminClient: sessions and users")
 struct AdminSessionAndUserTests {
     @Test func expiresASessionWithAnyReasonAndCode() async throws {
         try await withRunningServer { server in

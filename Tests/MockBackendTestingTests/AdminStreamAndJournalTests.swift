@@ -3,7 +3,7 @@ import MockBackendTesting
 import TestSupport
 import Testing
 
-@Suite("AdminClient: streams and the request journal", .fewAtATime)
+@Suite("AdminClient: streams and the request journal")
 struct AdminStreamAndJournalTests {
     @Test func pushesToAChannelAndDisconnectsItsSubscriber() async throws {
         try await withRunningServer { server in

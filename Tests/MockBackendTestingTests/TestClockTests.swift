@@ -2,7 +2,7 @@ import MockBackendTesting
 import TestSupport
 import Testing
 
-@Suite("TestClock", .fewAtATime)
+@Suite("TestClock")
 struct TestClockTests {
     @Test func aManualSleeperWakesWhenTheTimeReachesItsDeadline() async throws {
         let clock = TestClock()

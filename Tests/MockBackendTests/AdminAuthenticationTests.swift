@@ -4,7 +4,7 @@ import MockBackendTesting
 import TestSupport
 import Testing
 
-@Suite("Admin token", .fewAtATime)
+@Suite("Admin token")
 struct AdminAuthenticationTests {
     static let token = "s3cret-admin"
 

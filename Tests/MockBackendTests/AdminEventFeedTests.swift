@@ -79,7 +79,7 @@ private func expectPrompt(_ latency: Duration, _ what: String, sourceLocation: S
     #expect(latency < TestTiming.scaled(.seconds(10)), "\(note)", sourceLocation: sourceLocation)
 }
 
-@Suite("Admin event feed", .fewAtATime)
+@Suite("Admin event feed")
 struct AdminEventFeedTests {
     @Test func aLoginAndASessionExpiryReachASubscriberAtOnce() async throws {
         try await withRunningServer { server in

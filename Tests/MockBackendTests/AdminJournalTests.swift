@@ -4,7 +4,7 @@ import MockBackendTesting
 import TestSupport
 import Testing
 
-@Suite("Request journal, state and reset", .fewAtATime)
+@Suite("Request journal, state and reset")
 struct AdminJournalTests {
     @Test func journalsRequestsButNotAdminCalls() async throws {
         try await withRunningServer { server in

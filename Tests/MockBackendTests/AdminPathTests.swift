@@ -24,7 +24,7 @@ private func journaledTargets(_ server: RunningServer) async throws -> [String] 
     return try JSONDecoder().decode([JournaledRequest].self, from: Data(list.body)).map(\.target)
 }
 
-@Suite("Admin paths: one answer to \"is this the admin API?\"", .fewAtATime)
+@Suite("Admin paths: one answer to \"is this the admin API?\"")
 struct AdminPathTests {
     /// `AdminAPI.contains(path:)` gives the router's answer: the admin group owns exactly
     /// the paths it names, and every admin route is in that group.

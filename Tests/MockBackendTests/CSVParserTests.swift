@@ -4,7 +4,7 @@ import Testing
 
 @testable import MockBackend
 
-@Suite("CSVParser", .fewAtATime)
+@Suite("CSVParser")
 struct CSVParserTests {
     @Test func parsesSimpleRecords() throws {
         #expect(

@@ -9,7 +9,7 @@ private func events(_ body: [UInt8]) -> [ServerSentEvent] {
     return parser.feed(body).compactMap { if case .event(let event) = $0 { event } else { nil } }
 }
 
-@Suite("SSE conformance endpoints", .fewAtATime)
+@Suite("SSE conformance endpoints")
 struct ConformanceRoutesTests {
     @Test func rawSendsExactBytesInTheGivenWriteSizes() async throws {
         try await withRunningServer { server in

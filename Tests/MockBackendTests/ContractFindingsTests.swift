@@ -6,7 +6,7 @@ import Testing
 
 /// Inputs the contract check (`openapi/check.sh`, schemathesis against the running server)
 /// found the server mishandling, each sent as it was found, over a real socket.
-@Suite("Contract check findings", .fewAtATime)
+@Suite("Contract check findings")
 struct ContractFindingsTests {
     private func json(_ response: RawResponse) throws -> [String: Any] {
         try #require(try JSONSerialization.jsonObject(with: Data(response.body)) as? [String: Any])

@@ -8,7 +8,7 @@ import Testing
 /// The dashboard and the OpenAPI document built into the module: served with no files on
 /// disk, with the rules of the static file handler, and the same bytes as `Public/` and
 /// `openapi/openapi.yaml` (`scripts/embed-resources.py` regenerates them).
-@Suite("Embedded dashboard and OpenAPI document", .fewAtATime)
+@Suite("Embedded dashboard and OpenAPI document")
 struct EmbeddedResourcesTests {
     /// Every file under `Public/` but dotfiles, relative to it, with its bytes.
     static func publicFilesOnDisk() throws -> [String: [UInt8]] {

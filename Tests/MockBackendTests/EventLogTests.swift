@@ -4,7 +4,7 @@ import Testing
 
 @testable import MockBackend
 
-@Suite("EventLog", .fewAtATime)
+@Suite("EventLog")
 struct EventLogTests {
     private func log(retention: Int, count: Int) -> EventLog {
         var log = EventLog(retention: retention)

@@ -24,7 +24,7 @@ private func eventsIn(_ bytes: [UInt8]) -> [String] {
     return parser.feed(bytes).compactMap { if case .event(let event) = $0 { event.data } else { nil } }
 }
 
-@Suite("Faults", .fewAtATime)
+@Suite("Faults")
 struct FaultTests {
     @Test func statusAnswersInPlaceOfTheRouteForItsTimes() async throws {
         try await withRunningServer { server in

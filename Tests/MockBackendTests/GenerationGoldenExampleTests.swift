@@ -9,7 +9,7 @@ import Testing
 /// through them, and what the server answers and streams decodes into the same types and
 /// has the examples' fields with their JSON types. The client side reads the same files
 /// (`MockBackendClientTests/GoldenExampleClientTests.swift`).
-@Suite("Golden examples: generations", .fewAtATime)
+@Suite("Golden examples: generations")
 struct GenerationGoldenExampleTests {
     @Test func examplesRoundTripThroughTheWireTypes() throws {
         let created = try GoldenExample.roundTrip(GenerationCreated.self, "generations/create-response")

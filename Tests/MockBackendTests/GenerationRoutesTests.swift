@@ -33,7 +33,7 @@ private func events(_ body: [UInt8]) -> [ServerSentEvent] {
     return parser.feed(body).compactMap { if case .event(let event) = $0 { event } else { nil } }
 }
 
-@Suite("Generation API", .fewAtATime)
+@Suite("Generation API")
 struct GenerationRoutesTests {
     static func manual() -> MockBackendConfiguration {
         var configuration = MockBackendConfiguration.forTesting()

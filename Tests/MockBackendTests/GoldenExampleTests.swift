@@ -7,7 +7,7 @@ import Testing
 
 /// The player API examples in openapi/examples/ decode into the server's wire
 /// types, and what the server sends has the same fields of the same JSON types.
-@Suite("Golden examples, server side", .fewAtATime)
+@Suite("Golden examples, server side")
 struct GoldenExampleTests {
     static func example(_ name: String) throws -> Data {
         try Data(contentsOf: URL(fileURLWithPath: PackageRoot.path + "/openapi/examples/player/\(name).json"))

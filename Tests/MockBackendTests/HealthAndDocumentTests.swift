@@ -6,7 +6,7 @@ import MockBackendTesting
 import TestSupport
 import Testing
 
-@Suite("Health, OpenAPI document and dashboard", .fewAtATime)
+@Suite("Health, OpenAPI document and dashboard")
 struct HealthAndDocumentTests {
     @Test func healthIsOK() async throws {
         try await withRunningServer { server in

@@ -9,7 +9,7 @@ import Testing
 /// them, and what the server answers and streams decodes into the same types and has the
 /// examples' fields with their JSON types. The client side reads the same files
 /// (`MockBackendClientTests/GoldenExampleClientTests.swift`).
-@Suite("Golden examples: imports", .fewAtATime)
+@Suite("Golden examples: imports")
 struct ImportGoldenExampleTests {
     @Test func examplesRoundTripThroughTheWireTypes() throws {
         let accepted = try GoldenExample.roundTrip(ImportAccepted.self, "imports/accepted")

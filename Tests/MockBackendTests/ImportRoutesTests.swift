@@ -45,7 +45,7 @@ private func events(_ body: [UInt8]) -> [ServerSentEvent] {
     return parser.feed(body).compactMap { if case .event(let event) = $0 { event } else { nil } }
 }
 
-@Suite("CSV imports", .fewAtATime)
+@Suite("CSV imports")
 struct ImportRoutesTests {
     static func manual() -> MockBackendConfiguration {
         var configuration = MockBackendConfiguration.forTesting()

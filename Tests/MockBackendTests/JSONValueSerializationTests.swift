@@ -6,7 +6,7 @@ import Testing
 
 @testable import MockBackend
 
-@Suite("JSONValue serialization", .fewAtATime)
+@Suite("JSONValue serialization")
 struct JSONValueSerializationTests {
     /// The hand-written serializer must write exactly what `JSONCoding.encoder` writes.
     @Test func writesTheSameBytesAsTheEncoder() throws {

@@ -90,7 +90,7 @@ private func sample(_ label: String, _ text: String, boundary: String = "b") -> 
     MultipartSample(label: label, body: bytes(text), boundary: boundary)
 }
 
-@Suite("MultipartParser", .fewAtATime)
+@Suite("MultipartParser")
 struct MultipartFormDataTests {
     static let samples: [MultipartSample] = [
         MultipartSample(label: "curl -F file=@x.csv", body: curlBody),

@@ -3,7 +3,7 @@ import Testing
 
 @testable import MockBackend
 
-@Suite("The document a server without an admin token serves", .fewAtATime)
+@Suite("The document a server without an admin token serves")
 struct OpenAdminSecurityTests {
     @Test func requirementsNamingOnlyTheAdminSchemesBecomeOpen() {
         let document = """

@@ -29,7 +29,7 @@ func expectPlayerError(_ response: RawResponse, status: Int, _ message: String? 
     if let message { #expect(body.error == message) }
 }
 
-@Suite("Player API", .fewAtATime)
+@Suite("Player API")
 struct PlayerRoutesTests {
     @Test func loginAnswersTheBackendShapeWithANumericUserIdAndACookie() async throws {
         try await withRunningServer { server in

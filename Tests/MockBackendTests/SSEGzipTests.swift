@@ -6,7 +6,7 @@ import Testing
 
 /// `--sse-gzip` (`compressesEventStreams`) on the mock's real streams, whose events and
 /// heartbeats reach each connection as broadcasts rather than as writes of its own.
-@Suite("gzip on the mock's event streams", .fewAtATime)
+@Suite("gzip on the mock's event streams")
 struct SSEGzipTests {
     /// A manual clock: heartbeats come only when the test moves it, so nothing arrives
     /// between the event a test waits for and the next one it causes.

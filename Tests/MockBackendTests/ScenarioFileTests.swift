@@ -4,7 +4,7 @@ import MockBackendTesting
 import TestSupport
 import Testing
 
-@Suite("Scenario file", .fewAtATime)
+@Suite("Scenario file")
 struct ScenarioFileTests {
     @Test func readsUsersWorkflowsAndRatesWithDefaults() throws {
         let scenario = try ScenarioFile.parse(

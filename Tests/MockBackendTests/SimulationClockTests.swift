@@ -6,7 +6,7 @@ import MockBackendTesting
 import TestSupport
 import Testing
 
-@Suite("SimulationClock", .fewAtATime)
+@Suite("SimulationClock")
 struct SimulationClockTests {
     @Test func manualClockFiresInDueOrderOnlyWhenAdvanced() {
         let clock = SimulationClock(mode: .manual)

@@ -22,7 +22,7 @@ private func post(_ server: RunningServer, _ path: String, _ body: String) async
 
 private func text(_ client: RawHTTPClient) -> String { String(decoding: client.buffer, as: UTF8.self) }
 
-@Suite("SSE streams and the stream admin API", .fewAtATime)
+@Suite("SSE streams and the stream admin API")
 struct StreamRoutesTests {
     @Test func flushesHeadersAtOnceOnAQuietStream() async throws {
         try await withRunningServer { server in

@@ -33,7 +33,7 @@ private struct MappingList: Decodable {
     var meta: Meta
 }
 
-@Suite("Stub mappings: matching and responses", .fewAtATime)
+@Suite("Stub mappings: matching and responses")
 struct StubMappingTests {
     @Test func aStubAnswersWithItsStatusHeadersAndBody() async throws {
         try await withRunningServer { server in
@@ -211,7 +211,7 @@ struct StubMappingTests {
     }
 }
 
-@Suite("Stub mappings: event streams", .fewAtATime)
+@Suite("Stub mappings: event streams")
 struct StubEventStreamTests {
     @Test func writesEachEventAfterItsDelayThenEnds() async throws {
         // The gap must outlast a test task that a busy machine or a sanitizer holds back.
@@ -270,7 +270,7 @@ struct StubEventStreamTests {
     }
 }
 
-@Suite("Stub mappings: precedence", .fewAtATime)
+@Suite("Stub mappings: precedence")
 struct StubPrecedenceTests {
     @Test func builtInRoutesWinUnlessTheStubHasPriorityOne() async throws {
         try await withRunningServer { server in
@@ -339,7 +339,7 @@ struct StubPrecedenceTests {
     }
 }
 
-@Suite("Stub mappings: admin API", .fewAtATime)
+@Suite("Stub mappings: admin API")
 struct AdminMappingRoutesTests {
     @Test func listsGetsAndDeletesMappings() async throws {
         try await withRunningServer { server in
@@ -447,7 +447,7 @@ struct AdminMappingRoutesTests {
     }
 }
 
-@Suite("Stub mappings: files", .fewAtATime)
+@Suite("Stub mappings: files")
 struct MappingFileTests {
     private var configuration: MockBackendConfiguration {
         var configuration = MockBackendConfiguration.forTesting()
@@ -694,7 +694,7 @@ struct InvalidMapping: Sendable, CustomTestStringConvertible {
     ]
 }
 
-@Suite("Stub mappings: refused", .fewAtATime)
+@Suite("Stub mappings: refused")
 struct InvalidMappingTests {
     @Test(arguments: InvalidMapping.all)
     func isRefusedNamingTheField(_ mapping: InvalidMapping) async throws {

@@ -9,7 +9,7 @@ import Testing
 
 /// Every event the backends publish goes out through `EventStream.publish(_: some WireEvent)`:
 /// under the `event:` name its type gives, with the JSON the server writes for every body.
-@Suite("Wire events", .fewAtATime)
+@Suite("Wire events")
 struct WireEventTests {
     static let events: [(event: any WireEvent, type: String?)] = [
         (ImportStartedEvent(jobId: "import_1", totalRows: 2), "started"),

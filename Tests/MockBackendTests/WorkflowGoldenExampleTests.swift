@@ -10,7 +10,7 @@ import Testing
 /// answers and streams decodes into the same types and has the examples' fields with their
 /// JSON types. The client side reads the same files
 /// (`MockBackendClientTests/GoldenExampleClientTests.swift`).
-@Suite("Golden examples: workflows", .fewAtATime)
+@Suite("Golden examples: workflows")
 struct WorkflowGoldenExampleTests {
     static let apiKey = "golden-key"
 

@@ -42,7 +42,7 @@ private func openEvents(_ server: RunningServer, _ id: String, headers: String =
     return stream
 }
 
-@Suite("Workflow sessions", .fewAtATime)
+@Suite("Workflow sessions")
 struct WorkflowRoutesTests {
     static func manual() -> MockBackendConfiguration {
         var configuration = MockBackendConfiguration.forTesting()

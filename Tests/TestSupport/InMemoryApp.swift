@@ -2,6 +2,7 @@ import Logging
 import MockBackend
 import MockBackendHTTP
 import MockBackendSupport
+import MockBackendTesting
 import ServerSentEvents
 
 /// The mock app without sockets: a request goes straight to the app's responder, as a
@@ -31,6 +32,20 @@ public final class InMemoryApp: Sendable {
     public let executor = ManualExecutor()
     private let connections = LockedValue<UInt64>(0)
 
+    /// The typed admin client, its calls handed to the app's responder.
+    public var admin: AdminClient {
+        let responder = app.responder
+        return AdminClient(adminToken: app.configuration.adminToken.flatMap { $0.isEmpty ? nil : $0 }) {
+            responder.respond(to: $0)
+        }
+    }
+
+    /// The calls tests set up with (logins, uploads), handed to the app's responder.
+    public var api: TestAPIClient {
+        let responder = app.responder
+        return TestAPIClient { responder.respond(to: $0) }
+    }
+
     /// An app with `configuration`, its simulation started (stream timers, workflows,
     /// mapping files), not listening.
     public init(_ configuration: MockBackendConfiguration = MockBackendConfiguration()) throws {
@@ -43,10 +58,19 @@ public final class InMemoryApp: Sendable {
         app.clock.stop()
     }
 
+    /// Answers one request as `RunningServer.request` would over a socket: on a new
+    /// connection; a body gets `Content-Type: application/json` unless `headers` name
+    /// another.
+    public func request(
+        _ method: String, _ target: String, headers: [String: String] = [:], body: String? = nil
+    ) async throws -> Response {
+        answer(method, target, headers: headers, body: body)
+    }
+
     /// Answers one request, as if it came on a new connection; a body gets
     /// `Content-Type: application/json` unless `headers` name another. A streamed answer
     /// is subscribed to a recording sink, and the executor run.
-    public func request(
+    public func answer(
         _ method: String, _ target: String, headers: [String: String] = [:], body: String? = nil,
         framing: StreamFraming = .eventStream
     ) -> Response {

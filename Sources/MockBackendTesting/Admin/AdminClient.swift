@@ -1,5 +1,6 @@
 import Foundation
 import MockBackend
+import MockBackendHTTP
 
 #if canImport(FoundationNetworking)
 import FoundationNetworking
@@ -33,6 +34,15 @@ public struct AdminClient: Sendable {
         var headers: [String: String] = [:]
         if let adminToken { headers["Authorization"] = "Bearer \(adminToken)" }
         http = KitHTTP(baseURL: baseURL, headers: headers, session: session)
+    }
+
+    /// A client of an app's admin API without a socket: each call goes straight to
+    /// `respond` (the app's responder), as a listener would hand it over.
+    package init(adminToken: String? = nil, respond: @escaping @Sendable (HTTPRequest) -> HTTPResponse) {
+        var headers: [String: String] = [:]
+        if let adminToken { headers["Authorization"] = "Bearer \(adminToken)" }
+        http = KitHTTP(
+            baseURL: URL(string: "http://127.0.0.1")!, headers: headers, transport: .inMemory(respond))
     }
 
     /// The server this client talks to.

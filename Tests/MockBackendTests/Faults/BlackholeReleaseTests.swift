@@ -8,7 +8,7 @@ import Testing
 /// A blackholed connection sends nothing and answers nothing, but it stays the server's to
 /// end: a subscriber until an admin disconnect, the server's stop or its client's close,
 /// however its stream ends meanwhile; and a client that gives up is released at once.
-@Suite("Blackholed connections end as they should", .fewAtATime)
+@Suite("Blackholed connections end as they should")
 struct BlackholeReleaseTests {
     private func addFault(_ server: RunningServer, path: String, _ fault: String) async throws {
         let added = try await server.request(

@@ -3,7 +3,7 @@ import Testing
 
 @testable import MockBackend
 
-@Suite("EventBoundaryScanner", .fewAtATime)
+@Suite("EventBoundaryScanner")
 struct EventBoundaryScannerTests {
     /// Event ends (absolute offsets) when `bytes` is fed in the given pieces.
     private func ends(_ bytes: [UInt8], cuts: [Int]) -> [Int] {

@@ -5,7 +5,7 @@ import Testing
 @testable import MockBackend
 
 /// Fault definitions are decoded into `Fault` and checked at the edge.
-@Suite("Fault definitions", .fewAtATime)
+@Suite("Fault definitions")
 struct FaultDefinitionTests {
     private func decode(_ json: String) throws -> Fault {
         try JSONDecoder().decode(Fault.self, from: Data(json.utf8))

@@ -7,7 +7,7 @@ import Testing
 
 /// Faults that count events count events, however the server batched them into writes,
 /// and act where the count says, over real sockets.
-@Suite("Faults count events, not writes", .fewAtATime)
+@Suite("Faults count events, not writes")
 struct FaultEventCountingTests {
     private func addFault(_ server: RunningServer, _ json: String) async throws {
         let response = try await server.request("POST", "/__admin/faults", body: json)

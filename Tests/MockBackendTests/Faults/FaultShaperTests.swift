@@ -5,7 +5,7 @@ import Testing
 @testable import MockBackend
 
 /// Every fault kind, fed writes as a connection would feed them, without sockets.
-@Suite("FaultShaper", .fewAtATime)
+@Suite("FaultShaper")
 struct FaultShaperTests {
     static let head = Array("HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n".utf8)
 

@@ -6,7 +6,7 @@ import Testing
 
 /// On a WebSocket every data message is a write of its own: faults count messages, and
 /// control frames (pings, pongs, close) are never counted.
-@Suite("FaultShaper on WebSocket writes", .fewAtATime)
+@Suite("FaultShaper on WebSocket writes")
 struct FaultShaperWebSocketTests {
     static let head = Array("HTTP/1.1 101 Switching Protocols\r\n\r\n".utf8)
     static func message(_ id: Int) -> [UInt8] { WebSocketFrameEncoder.text(#"{"type":"progress","n":\#(id)}"#) }

@@ -8,7 +8,7 @@ import Testing
 
 /// Events a fault holds back or throws away are not counted as delivered: the stream
 /// journal and the admin feed say what the client could have read, over real sockets.
-@Suite("Held events are not delivered", .fewAtATime)
+@Suite("Held events are not delivered")
 struct HeldEventsDeliveryTests {
     /// A channel with `fault` on it, six events published to one reader; what the journal
     /// says the reader got once `read` ids have arrived.

@@ -6,7 +6,7 @@ import Testing
 
 /// The writes of a connection upgraded to WebSocket (`.message`, `.control`) through the
 /// shapers that do not count messages (those that do: `FaultShaperWebSocketTests`).
-@Suite("Shapers and WebSocket writes", .fewAtATime)
+@Suite("Shapers and WebSocket writes")
 struct WebSocketWriteKindTests {
     static let head = Array("HTTP/1.1 101 Switching Protocols\r\nUpgrade: websocket\r\n\r\n".utf8)
     static let message: [UInt8] = [0x81, 0x02, 0x6F, 0x6B]

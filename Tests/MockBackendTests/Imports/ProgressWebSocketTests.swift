@@ -8,7 +8,7 @@ import Testing
 /// The V1 progress WebSocket, `GET /ws/progress?jobId=`: the handshake and its refusals,
 /// the job's events as JSON text messages, the end, and the socket as one of the job
 /// stream's connections (admin list, journal, disconnects, faults).
-@Suite("V1 progress WebSocket", .fewAtATime)
+@Suite("V1 progress WebSocket")
 struct ProgressWebSocketTests {
     private static func manual() -> MockBackendConfiguration {
         var configuration = MockBackendConfiguration.forTesting()

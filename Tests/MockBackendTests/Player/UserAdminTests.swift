@@ -7,7 +7,7 @@ import TestSupport
 import Testing
 
 /// Stale credentials and removed users on demand, and expiries with any reason.
-@Suite("User and session admin", .fewAtATime)
+@Suite("User and session admin")
 struct UserAdminTests {
     @Test func aChangedPasswordMakesStoredCredentialsStale() async throws {
         try await withRunningServer { server in

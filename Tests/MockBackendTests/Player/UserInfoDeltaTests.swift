@@ -8,7 +8,7 @@ import Testing
 
 /// The user-info stream sends deltas: a fresh connection gets only what happens after it
 /// connects; a reconnect with Last-Event-ID gets what it missed, within its session.
-@Suite("User-info stream: deltas and resume", .fewAtATime)
+@Suite("User-info stream: deltas and resume")
 struct UserInfoDeltaTests {
     @Test func aFreshConnectionGetsNoEarlierPostingsAndNoPushedFrames() async throws {
         try await withRunningServer { server in

@@ -7,7 +7,7 @@ import TestSupport
 import Testing
 
 /// How user-info connections end, and that the stream journal tells each way apart.
-@Suite("User-info stream: how connections end", .fewAtATime)
+@Suite("User-info stream: how connections end")
 struct UserInfoEndingTests {
     @Test func theIdleCloseDefaultsToAMinute() {
         #expect(PlayerSettings().userInfoIdleTimeout == .seconds(60))

@@ -7,7 +7,7 @@ import Testing
 
 /// A session that ends in the instant its user-info stream opens: the stream answers 403,
 /// or it carries the session's last frame; never a stream that just ends, or stays open.
-@Suite("User-info stream: an expiry racing an open", .fewAtATime)
+@Suite("User-info stream: an expiry racing an open")
 struct UserInfoExpiryRaceTests {
     @Test func aStreamOpenedAsItsSessionEndsAnswers403OrCarriesTheFrame() async throws {
         try await withRunningServer { server in

@@ -3,7 +3,7 @@ import Testing
 
 @testable import MockBackend
 
-@Suite("ChunkedRecordLog and record coding", .fewAtATime)
+@Suite("ChunkedRecordLog and record coding")
 struct ChunkedRecordLogTests {
     private func log(retention: Int, records: Range<Int>, payload: Int = 0) -> ChunkedRecordLog {
         var log = ChunkedRecordLog(retention: retention)

@@ -6,7 +6,7 @@ import Testing
 
 /// Finished jobs of every kind are kept up to a bound, oldest finished first out, with their
 /// streams; running ones are never forgotten.
-@Suite("Finished jobs are kept up to a bound", .fewAtATime)
+@Suite("Finished jobs are kept up to a bound")
 struct FinishedJobRetentionTests {
     private func configuration() -> MockBackendConfiguration {
         var configuration = MockBackendConfiguration.forTesting()

@@ -5,7 +5,7 @@ import Testing
 @testable import MockBackend
 
 /// What the journals keep, now that finished records are kept as bytes.
-@Suite("Journal retention", .fewAtATime)
+@Suite("Journal retention")
 struct JournalRetentionTests {
     private func request(_ target: String, client: String, connection: UInt64 = 1, body: String = "")
         -> HTTPRequest

@@ -17,7 +17,7 @@ struct SessionEndingTests {
     }
 
     static func playerLogin(_ app: InMemoryApp) throws -> PlayerLoginResponse {
-        let login = app.request(
+        let login = app.answer(
             "POST", "/v1/player/legislation/login", body: #"{"username":"demo","password":"demo1234"}"#)
         return try JSONDecoder().decode(PlayerLoginResponse.self, from: Data(login.body))
     }
@@ -28,7 +28,7 @@ struct SessionEndingTests {
         let app = try Self.manualApp(sessionTTL: .seconds(60))
         let login = try Self.playerLogin(app)
         let stream = try #require(
-            app.request(
+            app.answer(
                 "GET", "/v2/player/7000001/information/updates", headers: ["X-SessionId": login.sessionId]
             ).stream)
         app.advance(by: .seconds(60))
@@ -47,7 +47,7 @@ struct SessionEndingTests {
         let app = try Self.manualApp()
         let login = try Self.playerLogin(app)
         let stream = try #require(
-            app.request(
+            app.answer(
                 "GET", "/v2/player/7000001/information/updates", headers: ["X-SessionId": login.sessionId]
             ).stream)
         app.advance(by: .seconds(59))
@@ -63,22 +63,22 @@ struct SessionEndingTests {
     func aGenerationStreamEndsWithItsSession(_ how: String) throws {
         let app = try Self.manualApp()
         func login() throws -> String {
-            let answer = app.request(
+            let answer = app.answer(
                 "POST", "/api/auth/login", body: #"{"email":"demo","password":"demo1234"}"#)
             let json = try JSONDecoder().decode([String: JSONValue].self, from: Data(answer.body))
             guard case .string(let token)? = json["token"] else { throw CocoaError(.coderReadCorrupt) }
             return token
         }
         let (mine, other) = (try login(), try login())
-        let created = app.request(
+        let created = app.answer(
             "POST", "/api/generations", headers: ["Authorization": "Bearer \(mine)"], body: #"{"prompt":"a cat"}"#)
         let id = try JSONDecoder().decode(GenerationCreated.self, from: Data(created.body)).id
         let progress = "/api/generations/\(id)/progress"
-        let watched = try #require(app.request("GET", progress, headers: ["Authorization": "Bearer \(mine)"]).stream)
+        let watched = try #require(app.answer("GET", progress, headers: ["Authorization": "Bearer \(mine)"]).stream)
         let bystander = try #require(
-            app.request("GET", progress, headers: ["Authorization": "Bearer \(other)"]).stream)
+            app.answer("GET", progress, headers: ["Authorization": "Bearer \(other)"]).stream)
         app.advance(by: .seconds(2))
-        let ended = app.request("POST", "/__admin/sessions/\(mine)/\(how)", body: "{}")
+        let ended = app.answer("POST", "/__admin/sessions/\(mine)/\(how)", body: "{}")
         #expect(ended.status == 200)
         app.run()
         let last = try #require(watched.events.last)
@@ -94,6 +94,6 @@ struct SessionEndingTests {
         #expect(bystander.events.last?.type == "completed")
         #expect(!bystander.events.contains { $0.type == "error" })
         // A reconnect with the ended session's token is refused.
-        #expect(app.request("GET", progress, headers: ["Authorization": "Bearer \(mine)"]).status == 401)
+        #expect(app.answer("GET", progress, headers: ["Authorization": "Bearer \(mine)"]).status == 401)
     }
 }

@@ -7,7 +7,7 @@ import Testing
 
 /// A resume is written at the reader's pace from the log: a reader far behind is never
 /// dropped again for the size of what it missed.
-@Suite("Resume of a large backlog at the reader's pace", .fewAtATime)
+@Suite("Resume of a large backlog at the reader's pace")
 struct ResumeAtReadersPaceTests {
     @Test func aReaderEightMegabytesBehindResumesAndGetsEveryEventOnceInOrder() async throws {
         try await withRunningServer { server in

@@ -6,7 +6,7 @@ import ServerSentEvents
 import TestSupport
 import Testing
 
-@Suite("Stream floods at the readers' pace, broadcasts and delivery counts", .fewAtATime)
+@Suite("Stream floods at the readers' pace, broadcasts and delivery counts")
 struct StreamPacingTests {
     /// More bytes than the kernel's socket buffers and the unsent bound together: published
     /// without pacing, the reader would be dropped as slow. Few large events rather than many
