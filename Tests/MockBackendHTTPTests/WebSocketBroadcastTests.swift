@@ -74,7 +74,7 @@ struct WebSocketBroadcastTests {
             let drained = LockedValue<[Set<UInt64>]>([])
             registry.broadcast.withLock { group in
                 group.send(PreparedWebSocketMessage(text: "live"))
-                group.whenDrained(toAtMost: 0, patience: .seconds(5), on: .global()) { laggards in
+                group.whenDrained(toAtMost: 0, patience: .seconds(5), on: DispatchQueue.global()) { laggards in
                     drained.withLock { $0.append(laggards) }
                 }
             }

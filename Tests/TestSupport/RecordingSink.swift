@@ -9,8 +9,9 @@ import ServerSentEvents
 /// as a connection's would on its loop. By default the transport takes everything at once:
 /// each payload's events are delivered when it is written. With `holding`, written bytes
 /// stay unsent until `take(_:)` lets the transport have some, as a slow reader does; events
-/// are delivered when their last byte is taken, and drain waiters run when the unsent bytes
-/// fall to their mark.
+/// are delivered when their last byte is taken, drain waiters run when the unsent bytes
+/// fall to their mark, and a sink holding more than `maxUnsentBytes` ends as a slow reader,
+/// as a connection does.
 public final class RecordingSink: StreamSink, @unchecked Sendable {
     /// What happened to the sink, in order.
     public enum Entry: Sendable, Equatable {
@@ -107,14 +108,16 @@ public final class RecordingSink: StreamSink, @unchecked Sendable {
             entry = .messages(messages.frames.map(Self.text(ofFrame:)))
             size = messages.joined.count
         }
-        let delivered = state.withLock { state -> Int in
-            guard state.endReason == nil else { return 0 }
+        let (delivered, overBound) = state.withLock { state -> (Int, Bool) in
+            guard state.endReason == nil else { return (0, false) }
             state.entries.append(entry)
-            guard state.holding else { return payload.events }
+            guard state.holding else { return (payload.events, false) }
             state.unsent.append((size, payload.events))
-            return 0
+            return (0, state.unsent.reduce(0) { $0 + $1.bytes } > maxUnsentBytes)
         }
         deliveries.noteDelivered(delivered)
+        // As a connection does: a reader past the bound of unsent bytes is dropped.
+        if overBound { end(.slowReader, entry: nil) }
     }
 
     public func finish(_ ending: StreamFinish) {

@@ -20,7 +20,7 @@ final class EventFlood: Sendable {
     /// Largest batch, in bytes of events; an eighth of the bound when that is smaller.
     static let batchBytes = 32 * 1024
     /// Where the batches are made, one at a time whatever the number of floods.
-    private static let queue = DispatchQueue(label: "mockbackend.flood")
+    static let queue = DispatchQueue(label: "mockbackend.flood")
 
     private struct Progress {
         var remaining: Int
@@ -35,7 +35,9 @@ final class EventFlood: Sendable {
     private let patience: Duration
     private let isCancelled: @Sendable () -> Bool
     private let completion: @Sendable (LoggedEvent?) -> Void
-    /// Changed only by the steps, which run one at a time on `queue`.
+    /// Where the steps run and the patience is counted.
+    private let scheduler: any StreamScheduler
+    /// Changed only by the steps, which run one at a time on `scheduler`.
     private let progress: LockedValue<Progress>
 
     /// - Parameters:
@@ -44,9 +46,12 @@ final class EventFlood: Sendable {
     ///   - isCancelled: checked before each batch; true stops the flood (the request that
     ///     asked for it has gone).
     ///   - completion: runs once with the last event logged (nil if none was).
+    ///   - scheduler: where the steps run, one at a time (a serial queue), and where the
+    ///     patience is counted; the floods' own queue unless a test gives another.
     init(
         stream: EventStream, event: StreamEvent, count: Int, retry: Int?, patience: Duration,
-        isCancelled: @escaping @Sendable () -> Bool, completion: @escaping @Sendable (LoggedEvent?) -> Void
+        scheduler: any StreamScheduler = EventFlood.queue, isCancelled: @escaping @Sendable () -> Bool,
+        completion: @escaping @Sendable (LoggedEvent?) -> Void
     ) {
         self.stream = stream
         self.event = event
@@ -54,11 +59,12 @@ final class EventFlood: Sendable {
         self.patience = patience
         self.isCancelled = isCancelled
         self.completion = completion
+        self.scheduler = scheduler
         progress = LockedValue(Progress(remaining: count))
     }
 
     func start() {
-        Self.queue.async { [self] in step(laggards: []) }
+        scheduler.execute { [self] in step(laggards: []) }
     }
 
     private func step(laggards: Set<UInt64>) {
@@ -75,7 +81,7 @@ final class EventFlood: Sendable {
         let (count, last) = stream.publishBatch(
             of: event, count: current.remaining, retry: isFirst ? retry : nil,
             byteLimit: max(1, min(Self.batchBytes, limit / 8)), thenWhenDrainedTo: limit / 4,
-            excluding: current.leftBehind, patience: patience, on: Self.queue
+            excluding: current.leftBehind, patience: patience, on: scheduler
         ) { [self] laggards in step(laggards: laggards) }
         progress.withLock { progress in
             progress.remaining -= count

@@ -142,13 +142,13 @@ package final class EventStream: Sendable {
     /// Logs copies of `event`, each with its own id (the first with `retry`), until `count`
     /// are logged or their bytes reach `byteLimit`, and sends them to every live subscriber
     /// as one write (on a WebSocket, a message each, framed once). Then runs `next` on
-    /// `queue` once every subscriber not in `excluded` has taken them down to `threshold`
+    /// `scheduler` once every subscriber not in `excluded` has taken them down to `threshold`
     /// unsent bytes (see `SinkGroup.whenDrained`). Returns how many were logged and the
     /// last one.
     func publishBatch(
         of event: StreamEvent, count: Int, retry: Int?, byteLimit: Int,
         thenWhenDrainedTo threshold: Int, excluding excluded: Set<UInt64>, patience: Duration,
-        on queue: DispatchQueue, next: @escaping @Sendable (_ laggards: Set<UInt64>) -> Void
+        on scheduler: any StreamScheduler, next: @escaping @Sendable (_ laggards: Set<UInt64>) -> Void
     ) -> (count: Int, last: LoggedEvent?) {
         let now = clock.now
         return state.withLock { state in
@@ -177,7 +177,7 @@ package final class EventStream: Sendable {
                             : nil,
                         events: logged))
             }
-            group.whenDrained(toAtMost: threshold, excluding: excluded, patience: patience, on: queue, next)
+            group.whenDrained(toAtMost: threshold, excluding: excluded, patience: patience, on: scheduler, next)
             return (logged, last)
         }
     }

@@ -15,15 +15,16 @@ final class DrainBarrier: Sendable {
 
     private let state: LockedValue<State>
     private let patience: Duration
-    private let queue: DispatchQueue
+    private let scheduler: any StreamScheduler
     private let body: @Sendable (Set<UInt64>) -> Void
 
     init(
-        waiting: Set<UInt64>, patience: Duration, queue: DispatchQueue, body: @escaping @Sendable (Set<UInt64>) -> Void
+        waiting: Set<UInt64>, patience: Duration, scheduler: any StreamScheduler,
+        body: @escaping @Sendable (Set<UInt64>) -> Void
     ) {
         state = LockedValue(State(waiting: waiting))
         self.patience = patience
-        self.queue = queue
+        self.scheduler = scheduler
         self.body = body
     }
 
@@ -43,7 +44,7 @@ final class DrainBarrier: Sendable {
 
     /// In `patience`: members that took nothing meanwhile become laggards.
     func scheduleCheck() {
-        queue.asyncAfter(deadline: .now() + DispatchDuration.interval(patience)) { [self] in
+        scheduler.execute(after: patience) { [self] in
             let done = state.withLock { state -> Bool? in
                 guard !state.finished else { return nil }
                 let stalled = state.waiting.subtracting(state.progressed)
@@ -67,6 +68,6 @@ final class DrainBarrier: Sendable {
             state.finished = true
             return state.laggards
         }
-        if let laggards { queue.async { [body] in body(laggards) } }
+        if let laggards { scheduler.execute { [body] in body(laggards) } }
     }
 }

@@ -107,7 +107,7 @@ public struct SinkGroup: Sendable {
         }
     }
 
-    /// Runs `body` on `queue` once every member (but those in `excluding`, by connection id)
+    /// Runs `body` on `scheduler` once every member (but those in `excluding`, by connection id)
     /// has at most `threshold` bytes written that its transport has not taken, or has ended;
     /// counting everything sent to the group so far. A member whose transport took nothing
     /// at all for `patience` (a reader that stopped reading) is no longer waited for: `body`
@@ -116,13 +116,13 @@ public struct SinkGroup: Sendable {
     /// sends goes at the pace of its readers instead of queuing without bound.
     public func whenDrained(
         toAtMost threshold: Int, excluding excluded: Set<UInt64> = [], patience: Duration,
-        on queue: DispatchQueue, _ body: @escaping @Sendable (_ laggards: Set<UInt64>) -> Void
+        on scheduler: any StreamScheduler, _ body: @escaping @Sendable (_ laggards: Set<UInt64>) -> Void
     ) {
         let groups = executors.map { members in
             (members.executor, members.sinks.filter { !excluded.contains($0.connectionID) })
         }
         let waiting = Set(groups.flatMap { $0.1.map(\.connectionID) })
-        let barrier = DrainBarrier(waiting: waiting, patience: patience, queue: queue, body: body)
+        let barrier = DrainBarrier(waiting: waiting, patience: patience, scheduler: scheduler, body: body)
         guard !waiting.isEmpty else {
             barrier.finish()
             return

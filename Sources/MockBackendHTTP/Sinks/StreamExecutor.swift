@@ -1,4 +1,5 @@
 import Dispatch
+import MockBackendSupport
 
 /// Where a stream sink's work runs, one piece at a time and in the order it was given: an
 /// HTTP connection's event loop, or a test's manual executor. Sinks that name the same
@@ -9,9 +10,22 @@ public protocol StreamExecutor: AnyObject, Sendable {
     func execute(_ work: @escaping @Sendable () -> Void)
 }
 
-extension DispatchQueue: StreamExecutor {
+/// An executor that can also run work after a while: where a producer that waits for its
+/// sinks runs its steps and counts its patience (`SinkGroup.whenDrained`, a flood). A
+/// Dispatch queue in the server; a manual one, whose time moves when a test says, in tests.
+public protocol StreamScheduler: StreamExecutor {
+    /// Runs `work` once `delay` has passed.
+    func execute(after delay: Duration, _ work: @escaping @Sendable () -> Void)
+}
+
+extension DispatchQueue: StreamScheduler {
     /// `async(execute:)`: a serial queue (an event loop) runs its work in order.
     public func execute(_ work: @escaping @Sendable () -> Void) {
         async(execute: work)
+    }
+
+    /// `asyncAfter(deadline:execute:)`.
+    public func execute(after delay: Duration, _ work: @escaping @Sendable () -> Void) {
+        asyncAfter(deadline: .now() + DispatchDuration.interval(delay), execute: work)
     }
 }

@@ -28,12 +28,20 @@ struct StreamBench {
         holding: Bool = false, client: String = "client"
     ) -> RecordingSink {
         let sink = RecordingSink(
-            connectionID: nextConnection.next(), framing: framing, executor: executor, holding: holding)
+            connectionID: nextConnection.next() + 1000, framing: framing, executor: executor, holding: holding)
+        subscribe(sink, lastEventID: lastEventID, audience: audience, client: client)
+        return sink
+    }
+
+    /// Subscribes `sink` (made by the test, on the bench's executor) as a client that sent
+    /// `lastEventID`, and runs what the subscription queued.
+    func subscribe(
+        _ sink: RecordingSink, lastEventID: String? = nil, audience: String? = nil, client: String = "client"
+    ) {
         var request = HTTPRequest(method: "GET", target: "/" + stream.name, headers: ["X-Client-Id": client])
         request.connectionID = sink.connectionID
         stream.attach(sink, request: request, lastEventID: lastEventID, audience: audience)
         executor.run()
-        return sink
     }
 
     /// Publishes frames with data `texts`, and runs what they queue.
