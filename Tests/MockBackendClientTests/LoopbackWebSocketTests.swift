@@ -59,16 +59,16 @@ struct LoopbackWebSocketTests {
     @Test func answersEveryPingWithAMaskedPong() async throws {
         var configuration = manualServerConfiguration()
         configuration.http.webSocket.pingInterval = .milliseconds(100)
-        let idle = TestTiming.scaled(.seconds(1))
-        configuration.http.webSocket.idleTimeout = idle
+        configuration.http.webSocket.idleTimeout = TestTiming.scaled(.seconds(1))
         try await withRunningServer(configuration) { server in
             let jobId = try await uploadImport(server, rows: 20)
             for attempt in 1...5 {
                 let connection = try await LoopbackWebSocketTransport().connect(try request(server, jobId: jobId))
-                let started = ContinuousClock.now
                 var pings = 0
                 do {
-                    while ContinuousClock.now - started < idle * 5 / 2 {
+                    // Five pings, over at least two and a half idle bounds' worth of pinging
+                    // at the server's pace: without pongs the connection would be dropped.
+                    while pings < 25 {
                         let message = try await connection.receive()
                         guard message == .ping else {
                             Issue.record("expected pings only, got \(message)")
@@ -79,7 +79,6 @@ struct LoopbackWebSocketTests {
                 } catch WebSocketTransportError.abnormalClosure where attempt < 5 {
                     continue  // dropped as idle while a stall held this task or the server's loop
                 }
-                #expect(pings >= 5)
                 let subscribers = server.app.streams.existingStream(named: "imports/\(jobId)")?.subscriberCount
                 // Dropped as idle by the same kind of stall, just after the last ping was read.
                 if subscribers != 1, attempt < 5 { continue }
