@@ -16,6 +16,21 @@ public struct RawResponse: Sendable {
     public var rawHead: String
 
     public var text: String { String(decoding: body, as: UTF8.self) }
+
+    init(version: String, status: Int, headers: HTTPHeaders, body: [UInt8], rawHead: String) {
+        self.version = version
+        self.status = status
+        self.headers = headers
+        self.body = body
+        self.rawHead = rawHead
+    }
+
+    /// A response as it would have been read: for answers that never crossed a socket.
+    package init(version: String = "HTTP/1.1", status: Int, headers: HTTPHeaders, body: [UInt8]) {
+        var head = "\(version) \(status)\r\n"
+        for field in headers { head += "\(field.name): \(field.value)\r\n" }
+        self.init(version: version, status: status, headers: headers, body: body, rawHead: head)
+    }
 }
 
 /// How a connection ended, as seen by `RawHTTPClient.waitForClose`.

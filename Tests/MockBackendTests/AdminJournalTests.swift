@@ -7,7 +7,7 @@ import Testing
 @Suite("Request journal, state and reset")
 struct AdminJournalTests {
     @Test func journalsRequestsButNotAdminCalls() async throws {
-        try await withRunningServer { server in
+        try await withInMemoryApp { server in
             _ = try await login(server)
             _ = try await server.request("GET", "/v2/player/7000001/balance")
             _ = try await server.request("GET", "/__admin/state")
@@ -22,7 +22,7 @@ struct AdminJournalTests {
     }
 
     @Test func filtersByMethodPathSinceAndLimit() async throws {
-        try await withRunningServer { server in
+        try await withInMemoryApp { server in
             let start = Date()
             for index in 0..<3 { _ = try await server.request("GET", "/health?n=\(index)") }
             _ = try await login(server)
@@ -43,7 +43,7 @@ struct AdminJournalTests {
     }
 
     @Test func countsWithAMatcherAndClears() async throws {
-        try await withRunningServer { server in
+        try await withInMemoryApp { server in
             for _ in 0..<3 { _ = try await login(server) }
             _ = try await server.request("GET", "/v2/player/7000001/balance", headers: ["X-SessionId": "abc-123"])
             func count(_ matcher: String) async throws -> String {
@@ -66,7 +66,7 @@ struct AdminJournalTests {
     }
 
     @Test func stateShowsUsersSessionsAndStreams() async throws {
-        try await withRunningServer { server in
+        try await withInMemoryApp { server in
             let session = try await login(server)
             let state = try await server.request("GET", "/__admin/state")
             #expect(state.status == 200)
@@ -76,7 +76,7 @@ struct AdminJournalTests {
     }
 
     @Test func resetReturnsToTheScenario() async throws {
-        try await withRunningServer { server in
+        try await withInMemoryApp { server in
             let session = try await login(server)
             try await server.admin.users.postBalance(userId: 7_000_001, amount: -45.96)
             try await server.admin.users.create(NewUser(username: "bob", password: "pw"))

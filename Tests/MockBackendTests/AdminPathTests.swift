@@ -19,7 +19,7 @@ private let publicTargets = [
     "/x/../__admin/faults", "/./__admin/faults",
 ]
 
-private func journaledTargets(_ server: RunningServer) async throws -> [String] {
+private func journaledTargets(_ server: some AppUnderTest) async throws -> [String] {
     let list = try await server.request("GET", "/__admin/requests")
     return try JSONDecoder().decode([JournaledRequest].self, from: Data(list.body)).map(\.target)
 }
@@ -46,7 +46,7 @@ struct AdminPathTests {
     }
 
     @Test func aFaultOnEveryPathNeverFiresOnAnAdminRequest() async throws {
-        try await withRunningServer { server in
+        try await withInMemoryApp { server in
             let rule = #"{"match":{"path":"/**"},"fault":{"kind":"status","status":418}}"#
             #expect(try await server.request("POST", "/__admin/faults", body: rule).status == 201)
             for target in adminTargets {
@@ -63,7 +63,7 @@ struct AdminPathTests {
     }
 
     @Test func aStubForEveryPathNeverAnswersAnAdminRequest() async throws {
-        try await withRunningServer { server in
+        try await withInMemoryApp { server in
             let mapping =
                 #"{"priority": 1, "request": {"method": "ANY", "urlPathPattern": ".*"}, "response": {"body": "stubbed"}}"#
             let created = try await server.request("POST", "/__admin/mappings", body: mapping)
@@ -78,14 +78,14 @@ struct AdminPathTests {
     }
 
     @Test func onlyPublicRequestsAreJournaled() async throws {
-        try await withRunningServer { server in
+        try await withInMemoryApp { server in
             for target in adminTargets + publicTargets { _ = try await server.request("GET", target) }
             #expect(try await journaledTargets(server) == publicTargets.reversed())
         }
     }
 
     @Test func everyAdminPathAsksForTheTokenAndNoOtherDoes() async throws {
-        try await withRunningServer(AdminAuthenticationTests.guarded()) { server async throws in
+        try await withInMemoryApp(AdminAuthenticationTests.guarded()) { server async throws in
             for target in adminTargets {
                 #expect(try await server.request("GET", target).status == 401, "GET \(target) was let through")
                 #expect(try await server.request("OPTIONS", target).status == 401, "OPTIONS \(target)")

@@ -114,6 +114,21 @@ struct ConformanceRoutesTests {
             #expect(headers["Last-Event-ID"] == "7")
         }
     }
+
+    /// `status-then-ok?status=205` sent a problem body with 205 Reset Content, which
+    /// RFC 9110 §15.3.6 forbids; it goes out with `Content-Length: 0`, and the connection
+    /// stays usable.
+    @Test func resetContentHasNoContent() async throws {
+        try await withRunningServer { server in
+            let client = try server.connect()
+            try client.send("GET /conformance/sse/status-then-ok?status=205&key=rc HTTP/1.1\r\nHost: t\r\n\r\n")
+            let response = try await client.readResponse()
+            #expect(response.status == 205)
+            #expect(response.headers["Content-Length"] == "0")
+            #expect(response.body.isEmpty)
+            #expect(try await client.get("/health").status == 200)
+        }
+    }
 }
 
 enum RawHTTPClientTestsSupport {

@@ -35,7 +35,7 @@ struct GenerationGoldenExampleTests {
     }
 
     @Test func whatTheServerSendsIsTheWireTypesInTheExampleShapes() async throws {
-        try await withRunningServer(GoldenExample.configuration()) { server in
+        try await withInMemoryApp(GoldenExample.configuration()) { server in
             func body(_ name: String) throws -> String { String(decoding: try GoldenExample.data(name), as: UTF8.self) }
             let login = try await server.request(
                 "POST", "/" + GenerationPaths.login, body: try body("generations/login-request"))

@@ -6,7 +6,7 @@ import ServerSentEvents
 import TestSupport
 import Testing
 
-private func token(_ server: RunningServer, _ email: String = "demo@example.com", _ password: String = "demo1234")
+private func token(_ server: some AppUnderTest, _ email: String = "demo@example.com", _ password: String = "demo1234")
     async throws -> String
 {
     let response = try await server.request(
@@ -16,7 +16,7 @@ private func token(_ server: RunningServer, _ email: String = "demo@example.com"
     return try #require(object?["token"] as? String)
 }
 
-private func create(_ server: RunningServer, _ token: String, prompt: String = "a lighthouse at dusk") async throws
+private func create(_ server: some AppUnderTest, _ token: String, prompt: String = "a lighthouse at dusk") async throws
     -> RawResponse
 {
     try await server.request(

@@ -36,7 +36,7 @@ struct GoldenExampleTests {
     }
 
     @Test func whatTheServerSendsHasTheExampleShapes() async throws {
-        try await withRunningServer { server in
+        try await withInMemoryApp { server in
             let loginResponse = try await server.request(
                 "POST", "/v1/player/legislation/login",
                 body: String(decoding: try Self.example("login-request"), as: UTF8.self))
@@ -48,20 +48,14 @@ struct GoldenExampleTests {
             let refused = try await server.request("GET", "/v2/player/7000001/balance")
             #expect(try Self.shape(Data(refused.body)) == Self.shape(Self.example("error-session-expired")))
 
-            let stream = try server.connect()
-            try stream.send(
-                "GET /v2/player/7000001/information/updates HTTP/1.1\r\nHost: t\r\nX-SessionId: \(session.sessionId)\r\n\r\n"
-            )
-            #expect(
-                await eventually {
-                    server.app.streams.existingStream(named: "userinfo/7000001")?.snapshot.subscribers.count == 1
-                })
+            let stream = try #require(
+                server.answer(
+                    "GET", "/v2/player/7000001/information/updates", headers: ["X-SessionId": session.sessionId]
+                ).stream)
             try await server.admin.users.postBalance(userId: 7_000_001, amount: -28)
             try await server.admin.sessions.expire(session.sessionId)
-            let body = String(decoding: try await stream.readResponse().body, as: UTF8.self)
-            let frames = body.components(separatedBy: "\n").filter { $0.hasPrefix("data: ") }.map {
-                Data($0.dropFirst(6).utf8)
-            }
+            #expect(stream.entries.last == .finished(.complete))
+            let frames = stream.events.map { Data($0.data.utf8) }
             #expect(frames.count == 3)
             #expect(try Self.shape(frames[0]) == Self.shape(Self.example("balance-update")))
             #expect(try Self.shape(frames[1]) == Self.shape(Self.example("balance-update-v2")))

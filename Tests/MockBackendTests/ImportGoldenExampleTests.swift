@@ -27,7 +27,7 @@ struct ImportGoldenExampleTests {
     }
 
     @Test func whatTheServerSendsIsTheWireTypesInTheExampleShapes() async throws {
-        try await withRunningServer(GoldenExample.configuration()) { server in
+        try await withInMemoryApp(GoldenExample.configuration()) { server in
             let response = try await upload(
                 server, "title,author,year\r\n\"Dune, Part 1\",Frank Herbert,1965\r\nNo author\r\n")
             #expect(try GoldenExample.shape(response) == GoldenExample.shape(of: "imports/accepted"))

@@ -28,7 +28,7 @@ func booksCSV(rows: Int, badEvery: Int = 0) -> String {
     return lines.joined(separator: "\r\n") + "\r\n"
 }
 
-func upload(_ server: RunningServer, _ csv: String, path: String = "/api/v2/imports") async throws -> RawResponse {
+func upload(_ server: some AppUnderTest, _ csv: String, path: String = "/api/v2/imports") async throws -> RawResponse {
     let (contentType, body) = multipartUpload(csv)
     return try await server.request("POST", path, headers: ["Content-Type": contentType], body: body)
 }

@@ -8,7 +8,7 @@ import TestSupport
 import Testing
 
 /// Logs `username` in and returns the response.
-func login(_ server: RunningServer, _ username: String = "demo", _ password: String = "demo1234") async throws
+func login(_ server: some AppUnderTest, _ username: String = "demo", _ password: String = "demo1234") async throws
     -> PlayerLoginResponse
 {
     let response = try await server.request(

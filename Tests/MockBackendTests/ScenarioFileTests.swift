@@ -64,7 +64,7 @@ struct ScenarioFileTests {
             Data(
                 #"{"users": [{"username": "zoe", "password": "pw", "email": "zoe@example.com"}], "rates": {"generationSeconds": 2, "retention": 5}}"#
                     .utf8))
-        try await withRunningServer(configuration) { server in
+        try await withInMemoryApp(configuration) { server in
             let login = try await server.request(
                 "POST", "/api/auth/login", body: #"{"email":"zoe@example.com","password":"pw"}"#)
             let token = try #require(

@@ -47,7 +47,7 @@ struct SimulationClockTests {
     @Test func adminClockRoutes() async throws {
         var configuration = MockBackendConfiguration.forTesting()
         configuration.clock = .manual
-        try await withRunningServer(configuration) { server in
+        try await withInMemoryApp(configuration) { server in
             #expect(try await server.request("GET", "/__admin/clock").text == #"{"mode":"manual","nowMs":0}"#)
             let advanced = try await server.request("POST", "/__admin/clock/advance", body: #"{"ms":1500}"#)
             #expect(advanced.status == 200)
@@ -56,7 +56,7 @@ struct SimulationClockTests {
             #expect(try await server.request("POST", "/__admin/clock/advance", body: #"{"ms":-1}"#).status == 400)
             #expect(try await server.request("POST", "/__admin/clock/advance", body: #"{"seconds":1}"#).status == 400)
         }
-        try await withRunningServer { server in
+        try await withInMemoryApp { server in
             #expect(try await server.request("POST", "/__admin/clock/advance", body: #"{"ms":1}"#).status == 409)
             let faster = try await server.request("PUT", "/__admin/clock", body: #"{"speed":4}"#)
             #expect(faster.text.contains(#""speed":4"#))
@@ -70,15 +70,13 @@ struct SimulationClockTests {
         configuration.clock = .manual
         configuration.heartbeatInterval = .seconds(15)
         configuration.player.sessionTTL = .seconds(60)
-        try await withRunningServer(configuration) { server in
+        try await withInMemoryApp(configuration) { server in
             let session = try await login(server)
-            let channel = try server.connect()
-            try channel.send("GET /sse/channels/ticks HTTP/1.1\r\nHost: t\r\n\r\n")
-            try await channel.receive(untilContains: "\r\n\r\n")
+            let channel = try #require(server.answer("GET", "/sse/channels/ticks").stream)
             try await server.admin.clock.advance(by: .milliseconds(14999))
-            #expect(!String(decoding: channel.buffer, as: UTF8.self).contains("keep-alive"))
+            #expect(!channel.text.contains("keep-alive"))
             try await server.admin.clock.advance(by: .milliseconds(1))
-            try await channel.receive(untilContains: ": keep-alive")
+            #expect(channel.text == ": keep-alive\n\n")
             let headers = ["X-SessionId": session.sessionId]
             #expect(try await server.request("GET", "/v2/player/7000001/balance", headers: headers).status == 200)
             try await server.admin.clock.advance(by: .seconds(45))

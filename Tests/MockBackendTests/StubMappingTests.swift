@@ -9,13 +9,13 @@ private let fixtures = PackageRoot.path + "/Tests/MockBackendTests/Fixtures/mapp
 
 /// Adds a mapping, expects 201, and returns its id.
 @discardableResult
-private func stub(_ server: RunningServer, _ json: String) async throws -> String {
+private func stub(_ server: some AppUnderTest, _ json: String) async throws -> String {
     let response = try await server.request("POST", "/__admin/mappings", body: json)
     #expect(response.status == 201, "\(response.text)")
     return try JSONDecoder().decode(MappingEntry.self, from: Data(response.body)).id
 }
 
-private func list(_ server: RunningServer, _ query: String = "") async throws -> MappingList {
+private func list(_ server: some AppUnderTest, _ query: String = "") async throws -> MappingList {
     let response = try await server.request("GET", "/__admin/mappings" + query)
     return try JSONDecoder().decode(MappingList.self, from: Data(response.body))
 }

@@ -54,7 +54,7 @@ struct WorkflowGoldenExampleTests {
     @Test func whatTheServerSendsIsTheWireTypesInTheExampleShapes() async throws {
         var configuration = GoldenExample.configuration()
         configuration.workflowAPIKey = Self.apiKey
-        try await withRunningServer(configuration) { server in
+        try await withInMemoryApp(configuration) { server in
             let key = ["X-API-Key": Self.apiKey]
             let sessions = try await server.request("GET", "/" + WorkflowPaths.sessions, headers: key)
             #expect(try GoldenExample.shape(sessions) == GoldenExample.shape(of: "workflows/sessions"))

@@ -31,7 +31,7 @@ private func json(_ response: RawResponse) throws -> [String: Any] {
     try #require(try JSONSerialization.jsonObject(with: Data(response.body)) as? [String: Any])
 }
 
-private func advance(_ server: RunningServer, ms: Int) async throws {
+private func advance(_ server: some AppUnderTest, ms: Int) async throws {
     try await server.admin.clock.advance(by: .milliseconds(ms))
 }
 
@@ -53,7 +53,7 @@ struct WorkflowRoutesTests {
     }
 
     /// A session of two iterations over two hats, one step a second.
-    static func createShortSession(_ server: RunningServer, id: String = "w1") async throws {
+    static func createShortSession(_ server: some AppUnderTest, id: String = "w1") async throws {
         try await server.admin.workflows.create(id: id, iterations: 2, hats: ["planner", "builder"], paceSeconds: 1)
     }
 

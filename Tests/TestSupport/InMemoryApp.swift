@@ -13,7 +13,7 @@ import ServerSentEvents
 ///
 /// Faults and stub delays shape bytes on their way to a socket, and compression happens
 /// there too: here the body is the route's own.
-public final class InMemoryApp: Sendable {
+public final class InMemoryApp: AppUnderTest, Sendable {
     /// One answer: its status and headers, and its body, or for a stream the sink it writes to.
     public struct Response: Sendable {
         public let status: Int
@@ -32,18 +32,25 @@ public final class InMemoryApp: Sendable {
     public let executor = ManualExecutor()
     private let connections = LockedValue<UInt64>(0)
 
-    /// The typed admin client, its calls handed to the app's responder.
+    /// The typed admin client, its calls handed to the app's responder; after each, the
+    /// work it queued for streams runs.
     public var admin: AdminClient {
-        let responder = app.responder
-        return AdminClient(adminToken: app.configuration.adminToken.flatMap { $0.isEmpty ? nil : $0 }) {
-            responder.respond(to: $0)
-        }
+        AdminClient(adminToken: app.configuration.adminToken.flatMap { $0.isEmpty ? nil : $0 }, respond: respond)
     }
 
     /// The calls tests set up with (logins, uploads), handed to the app's responder.
     public var api: TestAPIClient {
-        let responder = app.responder
-        return TestAPIClient { responder.respond(to: $0) }
+        TestAPIClient(respond: respond)
+    }
+
+    /// Answers `request` with a body known in full, then runs what it queued for streams.
+    private var respond: @Sendable (HTTPRequest) -> HTTPResponse {
+        let (responder, executor) = (app.responder, executor)
+        return { request in
+            let response = responder.respond(to: request)
+            executor.run()
+            return response
+        }
     }
 
     /// An app with `configuration`, its simulation started (stream timers, workflows,
@@ -60,11 +67,13 @@ public final class InMemoryApp: Sendable {
 
     /// Answers one request as `RunningServer.request` would over a socket: on a new
     /// connection; a body gets `Content-Type: application/json` unless `headers` name
-    /// another.
-    public func request(
-        _ method: String, _ target: String, headers: [String: String] = [:], body: String? = nil
-    ) async throws -> Response {
-        answer(method, target, headers: headers, body: body)
+    /// another. A streamed answer's body is what its stream wrote up to now.
+    public func request(_ method: String, _ target: String, headers: [String: String], body: String?) async throws
+        -> RawResponse
+    {
+        let answer = answer(method, target, headers: headers, body: body)
+        let bytes = answer.stream.map { Array($0.text.utf8) } ?? answer.body
+        return RawResponse(status: answer.status, headers: answer.headers, body: method == "HEAD" ? [] : bytes)
     }
 
     /// Answers one request, as if it came on a new connection; a body gets
@@ -86,6 +95,7 @@ public final class InMemoryApp: Sendable {
         request.connectionID = connection
         let response = app.responder.respond(to: request)
         guard case .stream(let produce) = response.body else {
+            executor.run()
             let bytes: [UInt8]
             if case .bytes(let body) = response.body { bytes = body } else { bytes = [] }
             return Response(status: response.status, headers: response.headers, body: bytes, stream: nil)
@@ -104,4 +114,16 @@ public final class InMemoryApp: Sendable {
 
     /// Runs the work waiting on the executor.
     public func run() { executor.run() }
+}
+
+/// Makes an app in memory with `configuration` (`InMemoryApp`), runs `body` with it, and
+/// stops its clock: the socketless counterpart of the kit's `withRunningServer`, with the
+/// same `request`, `admin`, `api` and `app`.
+public func withInMemoryApp<Result: Sendable>(
+    _ configuration: MockBackendConfiguration = MockBackendConfiguration(),
+    _ body: (InMemoryApp) async throws -> Result
+) async throws -> Result {
+    let app = try InMemoryApp(configuration)
+    defer { app.app.clock.stop() }
+    return try await body(app)
 }

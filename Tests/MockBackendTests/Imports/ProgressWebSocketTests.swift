@@ -17,14 +17,14 @@ struct ProgressWebSocketTests {
     }
 
     /// Uploads a CSV of `rows` rows; returns the job id.
-    private func startJob(_ server: RunningServer, rows: Int = 20) async throws -> String {
+    private func startJob(_ server: some AppUnderTest, rows: Int = 20) async throws -> String {
         let accepted = try await upload(server, booksCSV(rows: rows))
         #expect(accepted.status == 202)
         let object = try JSONSerialization.jsonObject(with: Data(accepted.body)) as? [String: Any]
         return try #require(object?["jobId"] as? String)
     }
 
-    private func advance(_ server: RunningServer, ms: Int) async throws {
+    private func advance(_ server: some AppUnderTest, ms: Int) async throws {
         try await server.admin.clock.advance(by: .milliseconds(ms))
     }
 
@@ -200,7 +200,7 @@ struct ProgressWebSocketTests {
         }
     }
 
-    private func addFault(_ server: RunningServer, _ fault: Fault) async throws {
+    private func addFault(_ server: some AppUnderTest, _ fault: Fault) async throws {
         try await server.admin.faults.add(fault, match: .init(path: "/ws/progress"))
     }
 

@@ -15,7 +15,7 @@ struct UserInfoEndingTests {
     }
 
     /// The journal's `endReason` of the one user-info connection of `session`.
-    private func endReason(_ server: RunningServer, session: String) async -> String? {
+    private func endReason(_ server: some AppUnderTest, session: String) async -> String? {
         var reason: String?
         _ = await eventually {
             reason =

@@ -3,6 +3,7 @@ import MockBackend
 import MockBackendAPI
 import MockBackendTesting
 import ServerSentEvents
+import TestSupport
 
 /// Opens the user-info stream of `userId` for `sessionId` on a new connection.
 func openUserInfo(
@@ -17,7 +18,7 @@ func openUserInfo(
 }
 
 /// Waits until the user-info stream of `userId` has `count` subscribers.
-func waitForUserInfoSubscribers(_ server: RunningServer, _ count: Int, userId: Int = 7_000_001) async -> Bool {
+func waitForUserInfoSubscribers(_ server: some AppUnderTest, _ count: Int, userId: Int = 7_000_001) async -> Bool {
     await eventually {
         server.app.streams.existingStream(named: "userinfo/\(userId)")?.snapshot.subscribers.count == count
     }
@@ -37,6 +38,6 @@ func frameTypes(_ events: [ServerSentEvent]) -> [String] {
 }
 
 /// Posts a balance change through the admin API.
-func postBalance(_ server: RunningServer, _ amount: Double, userId: Int = 7_000_001) async throws {
+func postBalance(_ server: some AppUnderTest, _ amount: Double, userId: Int = 7_000_001) async throws {
     try await server.admin.users.postBalance(userId: userId, amount: amount)
 }

@@ -19,12 +19,12 @@ struct FinishedJobRetentionTests {
         try #require(try JSONSerialization.jsonObject(with: Data(response.body)) as? [String: Any])
     }
 
-    private func streamNames(_ server: RunningServer) -> Set<String> {
+    private func streamNames(_ server: some AppUnderTest) -> Set<String> {
         Set(server.app.streams.all.map(\.name))
     }
 
     @Test func imports() async throws {
-        try await withRunningServer(configuration()) { server in
+        try await withInMemoryApp(configuration()) { server in
             var ids: [String] = []
             for _ in 0..<5 {
                 let accepted = try await upload(server, "title,author\nDune,Herbert\n")
@@ -43,7 +43,7 @@ struct FinishedJobRetentionTests {
     }
 
     @Test func generations() async throws {
-        try await withRunningServer(configuration()) { server in
+        try await withInMemoryApp(configuration()) { server in
             let login = try await server.request(
                 "POST", "/api/auth/login", body: #"{"email":"demo@example.com","password":"demo1234"}"#)
             let token = try #require(try json(login)["token"] as? String)
@@ -67,7 +67,7 @@ struct FinishedJobRetentionTests {
     }
 
     @Test func workflowSessions() async throws {
-        try await withRunningServer(configuration()) { server in
+        try await withInMemoryApp(configuration()) { server in
             for id in ["a", "b", "c"] {
                 try await server.admin.workflows.create(id: id)
                 try await server.admin.workflows.complete(id)
