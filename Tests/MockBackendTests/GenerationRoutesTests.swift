@@ -42,7 +42,7 @@ struct GenerationRoutesTests {
     }
 
     @Test func loginGivesABearerFromTheOneSessionStore() async throws {
-        try await withRunningServer(Self.manual()) { server in
+        try await withInMemoryApp(Self.manual()) { server in
             let bearer = try await token(server)
             let balance = try await server.request(
                 "GET", "/api/tokens/balance", headers: ["Authorization": "Bearer \(bearer)"])
@@ -60,7 +60,7 @@ struct GenerationRoutesTests {
     }
 
     @Test func refusesBadLoginsAndMissingBearers() async throws {
-        try await withRunningServer(Self.manual()) { server in
+        try await withInMemoryApp(Self.manual()) { server in
             let wrong = try await server.request(
                 "POST", "/api/auth/login", body: #"{"email":"demo@example.com","password":"x"}"#)
             #expect(wrong.status == 401)
@@ -84,7 +84,7 @@ struct GenerationRoutesTests {
     }
 
     @Test func generationStreamsProgressThenCompletedAndPollingAgrees() async throws {
-        try await withRunningServer(Self.manual()) { server in
+        try await withInMemoryApp(Self.manual()) { server in
             let bearer = try await token(server)
             let created = try await create(server, bearer)
             #expect(created.status == 201)
@@ -92,9 +92,8 @@ struct GenerationRoutesTests {
             #expect(created.text.contains(#""progress":0"#))
             let generationID = try id(of: created)
             let auth = "Authorization: Bearer \(bearer)\r\n"
-            let stream = try server.connect()
-            try stream.send("GET /api/generations/\(generationID)/progress HTTP/1.1\r\nHost: t\r\n\(auth)\r\n")
-            try await stream.receive(untilContains: "\r\n\r\n")
+            let stream = try await server.openStream(
+                "/api/generations/\(generationID)/progress", headers: ["Authorization": "Bearer \(bearer)"])
             try await server.admin.clock.advance(by: .seconds(10))
             let halfway = try await server.request(
                 "GET", "/api/generations/\(generationID)", headers: ["Authorization": "Bearer \(bearer)"])
@@ -116,21 +115,21 @@ struct GenerationRoutesTests {
                 "GET", snapshot.imageUrl ?? "", headers: ["Authorization": "Bearer \(bearer)"])
             #expect(image.headers["Content-Type"] == "image/png")
             #expect(image.body.starts(with: [0x89, 0x50, 0x4E, 0x47]))
-            let caughtUp = try await server.connect().get(
+            let caughtUp = try await server.get(
                 "/api/generations/\(generationID)/progress", headers: "\(auth)Last-Event-ID: 11\r\n")
             #expect(caughtUp.status == 204)
         }
     }
 
     @Test func adminFailIsReportedOnBothPaths() async throws {
-        try await withRunningServer(Self.manual()) { server in
+        try await withInMemoryApp(Self.manual()) { server in
             let bearer = try await token(server)
             let generationID = try id(of: try await create(server, bearer))
             try await server.admin.clock.advance(by: .seconds(4))
             let snapshot = try await server.admin.generations.fail(generationID, message: "GPU on fire")
             #expect(snapshot.status == .failed)
             #expect(snapshot.error == "GPU on fire")
-            let stream = try await server.connect().get(
+            let stream = try await server.get(
                 "/api/generations/\(generationID)/progress", headers: "Authorization: Bearer \(bearer)\r\n")
             let last = try #require(events(stream.body).last)
             #expect(last.type == "failed")
@@ -140,7 +139,7 @@ struct GenerationRoutesTests {
     }
 
     @Test func tokensRunOutWith402() async throws {
-        try await withRunningServer(Self.manual()) { server in
+        try await withInMemoryApp(Self.manual()) { server in
             let bearer = try await token(server, "alice@example.com", "alice1234")
             for _ in 0..<3 { #expect(try await create(server, bearer).status == 201) }
             let refused = try await create(server, bearer)
@@ -153,7 +152,7 @@ struct GenerationRoutesTests {
     }
 
     @Test func unknownAndOtherUsersGenerationsAre404() async throws {
-        try await withRunningServer(Self.manual()) { server in
+        try await withInMemoryApp(Self.manual()) { server in
             let demo = try await token(server)
             let alice = try await token(server, "alice@example.com", "alice1234")
             let generationID = try id(of: try await create(server, demo))
@@ -174,7 +173,7 @@ struct GenerationRoutesTests {
     }
 
     @Test func adminListsEveryGenerationWithOwnerPromptAndStream() async throws {
-        try await withRunningServer(Self.manual()) { server in
+        try await withInMemoryApp(Self.manual()) { server in
             #expect(try await server.request("GET", "/__admin/generations").text == "[]")
             let first = try id(of: try await create(server, try await token(server), prompt: "one"))
             let second = try id(

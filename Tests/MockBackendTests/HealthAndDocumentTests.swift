@@ -9,8 +9,8 @@ import Testing
 @Suite("Health, OpenAPI document and dashboard")
 struct HealthAndDocumentTests {
     @Test func healthIsOK() async throws {
-        try await withRunningServer { server in
-            let response = try await server.connect().get("/health")
+        try await withInMemoryApp { server in
+            let response = try await server.get("/health")
             #expect(response.status == 200)
             #expect(response.headers["Content-Type"] == "application/json; charset=utf-8")
             let body = try JSONSerialization.jsonObject(with: Data(response.body)) as? [String: Any]
@@ -19,8 +19,8 @@ struct HealthAndDocumentTests {
     }
 
     @Test func adminHealthReportsVersionAndUptime() async throws {
-        try await withRunningServer { server in
-            let response = try await server.connect().get("/__admin/health")
+        try await withInMemoryApp { server in
+            let response = try await server.get("/__admin/health")
             #expect(response.status == 200)
             let body = try #require(try JSONSerialization.jsonObject(with: Data(response.body)) as? [String: Any])
             #expect(body["status"] as? String == "ok")
@@ -31,8 +31,8 @@ struct HealthAndDocumentTests {
 
     /// With `--admin-token` the document declares what the server does: it is served as it is.
     @Test func withATokenServesTheOpenAPIDocumentAsItIsOnDisk() async throws {
-        try await withRunningServer(AdminAuthenticationTests.guarded()) { server in
-            let response = try await server.connect().get("/openapi.yaml")
+        try await withInMemoryApp(AdminAuthenticationTests.guarded()) { server in
+            let response = try await server.get("/openapi.yaml")
             #expect(response.status == 200)
             #expect(response.headers["Content-Type"] == "application/yaml")
             let onDisk = try String(contentsOfFile: PackageRoot.path + "/openapi/openapi.yaml", encoding: .utf8)
@@ -44,8 +44,8 @@ struct HealthAndDocumentTests {
     /// Without `--admin-token` the admin API asks for nothing, so the served document
     /// declares its operations open (`security: []`) and says why; the rest is as on disk.
     @Test func withoutATokenTheServedDocumentDeclaresTheAdminAPIOpen() async throws {
-        try await withRunningServer { server in
-            let response = try await server.connect().get("/openapi.yaml")
+        try await withInMemoryApp { server in
+            let response = try await server.get("/openapi.yaml")
             #expect(response.status == 200)
             let onDisk = try String(contentsOfFile: PackageRoot.path + "/openapi/openapi.yaml", encoding: .utf8)
             // The `security` keys of the operations, one flow sequence a line.
@@ -72,26 +72,26 @@ struct HealthAndDocumentTests {
         try "openapi: 3.1.0\n# first\n".write(toFile: path, atomically: true, encoding: .utf8)
         var configuration = MockBackendConfiguration.forTesting()
         configuration.openAPIDocument = path
-        try await withRunningServer(configuration) { server in
-            #expect(try await server.connect().get("/openapi.yaml").text.contains("# first"))
+        try await withInMemoryApp(configuration) { server in
+            #expect(try await server.get("/openapi.yaml").text.contains("# first"))
             try "openapi: 3.1.0\n# second\n".write(toFile: path, atomically: true, encoding: .utf8)
-            #expect(try await server.connect().get("/openapi.yaml").text.contains("# second"))
+            #expect(try await server.get("/openapi.yaml").text.contains("# second"))
         }
     }
 
     @Test func missingOpenAPIDocumentIsAProblem() async throws {
         var configuration = MockBackendConfiguration.forTesting()
         configuration.openAPIDocument = "/nonexistent/openapi.yaml"
-        try await withRunningServer(configuration) { server in
-            let response = try await server.connect().get("/openapi.yaml")
+        try await withInMemoryApp(configuration) { server in
+            let response = try await server.get("/openapi.yaml")
             #expect(response.status == 404)
             #expect(response.text.contains("OPENAPI_NOT_FOUND"))
         }
     }
 
     @Test func servesTheDashboardAtRoot() async throws {
-        try await withRunningServer { server in
-            let response = try await server.connect().get("/")
+        try await withInMemoryApp { server in
+            let response = try await server.get("/")
             #expect(response.status == 200)
             #expect(response.headers["Content-Type"] == "text/html; charset=utf-8")
             #expect(response.text.contains("<title>mockbackend</title>"))
@@ -123,21 +123,5 @@ struct HealthAndDocumentTests {
         #expect(routed.subtracting(documented).isEmpty, "routes missing from the document")
         #expect(documented.subtracting(routed).isEmpty, "documented routes the server lacks")
         #expect(routed.count > 10)
-    }
-
-    @Test func stopsTheServerWhenTheBodyThrows() async throws {
-        struct Expected: Error {}
-        let connection = LockedValue<RawHTTPClient?>(nil)
-        await #expect(throws: Expected.self) {
-            try await withRunningServer { server in
-                let client = try server.connect()
-                #expect(try await client.get("/health").status == 200)
-                connection.withLock { $0 = client }
-                throw Expected()
-            }
-        }
-        // The server that held the connection is gone, so the connection has ended.
-        let client = try #require(connection.current)
-        #expect(await client.waitForClose(timeout: .seconds(2)) == .fin)
     }
 }

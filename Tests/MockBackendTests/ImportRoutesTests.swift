@@ -55,7 +55,7 @@ struct ImportRoutesTests {
     }
 
     @Test func uploadAnswers202WithTheJob() async throws {
-        try await withRunningServer(Self.manual()) { server in
+        try await withInMemoryApp(Self.manual()) { server in
             let response = try await upload(server, booksCSV(rows: 150, badEvery: 10))
             #expect(response.status == 202)
             let accepted = try JSONDecoder().decode(Accepted.self, from: Data(response.body))
@@ -71,11 +71,10 @@ struct ImportRoutesTests {
     @Test func manualClockImportIsRepeatableAndPollingMatchesTheStream() async throws {
         var runs: [[ServerSentEvent]] = []
         for _ in 0..<2 {
-            let transcript = try await withRunningServer(Self.manual()) { server -> [ServerSentEvent] in
+            let transcript = try await withInMemoryApp(Self.manual()) { server -> [ServerSentEvent] in
                 let accepted = try JSONDecoder().decode(
                     Accepted.self, from: Data(try await upload(server, booksCSV(rows: 150, badEvery: 10)).body))
-                let stream = try server.connect()
-                try stream.send("GET \(accepted.sseUrl) HTTP/1.1\r\nHost: t\r\n\r\n")
+                let stream = try await server.openStream("\(accepted.sseUrl)")
                 try await stream.receive(untilContains: "retry: 5000")
                 var finished = false
                 while !finished {
@@ -115,11 +114,10 @@ struct ImportRoutesTests {
     }
 
     @Test func streamStartsWithTheCommentAndRetry() async throws {
-        try await withRunningServer(Self.manual()) { server in
+        try await withInMemoryApp(Self.manual()) { server in
             let accepted = try JSONDecoder().decode(
                 Accepted.self, from: Data(try await upload(server, booksCSV(rows: 3)).body))
-            let stream = try server.connect()
-            try stream.send("GET \(accepted.sseUrl) HTTP/1.1\r\nHost: t\r\n\r\n")
+            let stream = try await server.openStream("\(accepted.sseUrl)")
             try await stream.receive(untilContains: "retry: 5000\n\n")
             #expect(
                 String(decoding: stream.streamedBody, as: UTF8.self).hasPrefix(
@@ -128,22 +126,22 @@ struct ImportRoutesTests {
     }
 
     @Test func reconnectAfterCompleteGets204AndAfterAnEarlierIDTheRest() async throws {
-        try await withRunningServer(Self.manual()) { server in
+        try await withInMemoryApp(Self.manual()) { server in
             let accepted = try JSONDecoder().decode(
                 Accepted.self, from: Data(try await upload(server, booksCSV(rows: 20)).body))
             try await server.admin.imports.complete(accepted.jobId)
-            let all = try await server.connect().get(accepted.sseUrl)
+            let all = try await server.get(accepted.sseUrl)
             let ids = events(all.body).compactMap(\.id)
             let last = try #require(ids.last)
             #expect(
-                try await server.connect().get(accepted.sseUrl, headers: "Last-Event-ID: \(last)\r\n").status == 204)
-            let rest = try await server.connect().get("\(accepted.sseUrl)?lastEventId=1")
+                try await server.get(accepted.sseUrl, headers: "Last-Event-ID: \(last)\r\n").status == 204)
+            let rest = try await server.get("\(accepted.sseUrl)?lastEventId=1")
             #expect(events(rest.body).map(\.id) == Array(ids.dropFirst()))
         }
     }
 
     @Test func v1RoutesShareTheJobs() async throws {
-        try await withRunningServer(Self.manual()) { server in
+        try await withInMemoryApp(Self.manual()) { server in
             let response = try await upload(server, booksCSV(rows: 5), path: "/api/import/csv-gemini")
             #expect(response.status == 202)
             let accepted = try JSONDecoder().decode(Accepted.self, from: Data(response.body))
@@ -156,7 +154,7 @@ struct ImportRoutesTests {
     }
 
     @Test func adminFailPauseResume() async throws {
-        try await withRunningServer(Self.manual()) { server in
+        try await withInMemoryApp(Self.manual()) { server in
             let accepted = try JSONDecoder().decode(
                 Accepted.self, from: Data(try await upload(server, booksCSV(rows: 100)).body))
             let base = "/__admin/imports/\(accepted.jobId)"
@@ -170,7 +168,7 @@ struct ImportRoutesTests {
             let failed = try await server.request(
                 "POST", "\(base)/fail", body: #"{"code":"DISK_FULL","message":"No space"}"#)
             #expect(failed.text.contains(#""status":"error""#))
-            let stream = try await server.connect().get(accepted.sseUrl)
+            let stream = try await server.get(accepted.sseUrl)
             let last = try #require(events(stream.body).last)
             #expect(last.type == "error")
             #expect(last.data == #"{"code":"DISK_FULL","jobId":"\#(accepted.jobId)","message":"No space"}"#)
@@ -189,7 +187,7 @@ struct ImportRoutesTests {
             ("multipart/form-data; boundary=abc", "no delimiter at all", 400, "MALFORMED_MULTIPART"),
         ])
     func refusesBadUploads(contentType: String, body: String, status: Int, code: String) async throws {
-        try await withRunningServer(Self.manual()) { server in
+        try await withInMemoryApp(Self.manual()) { server in
             let response = try await server.request(
                 "POST", "/api/v2/imports", headers: ["Content-Type": contentType], body: body)
             #expect(response.status == status)
@@ -200,7 +198,7 @@ struct ImportRoutesTests {
     @Test func refusesMissingEmptyAndNonCSVFiles() async throws {
         var configuration = Self.manual()
         configuration.imports.maxFileBytes = 1000
-        try await withRunningServer(configuration) { server in
+        try await withInMemoryApp(configuration) { server in
             func send(_ csv: String, name: String = "file") async throws -> RawResponse {
                 let (contentType, body) = multipartUpload(csv, name: name)
                 return try await server.request(
@@ -220,7 +218,7 @@ struct ImportRoutesTests {
     }
 
     @Test func unknownJobIs404Everywhere() async throws {
-        try await withRunningServer(Self.manual()) { server in
+        try await withInMemoryApp(Self.manual()) { server in
             for (method, path) in [
                 ("GET", "/api/v2/imports/import_nope"), ("GET", "/api/v2/imports/import_nope/stream"),
                 ("GET", "/v1/jobs/import_nope/status"), ("POST", "/__admin/imports/import_nope/fail"),
@@ -235,17 +233,17 @@ struct ImportRoutesTests {
     }
 
     @Test func seededIdsRepeat() async throws {
-        let first = try await withRunningServer(Self.manual()) { server in
+        let first = try await withInMemoryApp(Self.manual()) { server in
             try JSONDecoder().decode(Accepted.self, from: Data(try await upload(server, booksCSV(rows: 1)).body)).jobId
         }
-        let second = try await withRunningServer(Self.manual()) { server in
+        let second = try await withInMemoryApp(Self.manual()) { server in
             try JSONDecoder().decode(Accepted.self, from: Data(try await upload(server, booksCSV(rows: 1)).body)).jobId
         }
         #expect(first == second)
     }
 
     @Test func adminListsEveryJobOldestFirstWithItsStream() async throws {
-        try await withRunningServer(Self.manual()) { server in
+        try await withInMemoryApp(Self.manual()) { server in
             #expect(try await server.request("GET", "/__admin/imports").text == "[]")
             let first = try JSONDecoder().decode(
                 Accepted.self, from: Data(try await upload(server, booksCSV(rows: 10)).body))

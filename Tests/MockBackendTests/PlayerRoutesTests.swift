@@ -32,7 +32,7 @@ func expectPlayerError(_ response: RawResponse, status: Int, _ message: String? 
 @Suite("Player API")
 struct PlayerRoutesTests {
     @Test func loginAnswersTheBackendShapeWithANumericUserIdAndACookie() async throws {
-        try await withRunningServer { server in
+        try await withInMemoryApp { server in
             let response = try await server.request(
                 "POST", "/v1/player/legislation/login", body: #"{"username":"demo","password":"demo1234"}"#)
             #expect(response.status == 200)
@@ -49,7 +49,7 @@ struct PlayerRoutesTests {
     }
 
     @Test func tokensAreUniquePerLogin() async throws {
-        try await withRunningServer { server in
+        try await withInMemoryApp { server in
             var ids: [String] = []
             for _ in 0..<20 { ids.append(try await login(server).sessionId) }
             #expect(Set(ids).count == 20)
@@ -71,7 +71,7 @@ struct PlayerRoutesTests {
             ),
         ])
     func loginRefuses(body: String, contentType: String, status: Int, message: String) async throws {
-        try await withRunningServer { server in
+        try await withInMemoryApp { server in
             let response = try await server.request(
                 "POST", "/v1/player/legislation/login", headers: ["Content-Type": contentType], body: body)
             try expectPlayerError(response, status: status, message)
@@ -79,7 +79,7 @@ struct PlayerRoutesTests {
     }
 
     @Test func authenticatedRoutesAnswerWithTheSession() async throws {
-        try await withRunningServer { server in
+        try await withInMemoryApp { server in
             let session = try await login(server)
             let headers = ["X-SessionId": session.sessionId, "X-Session-Type": "others"]
             let details = try await server.request("GET", "/v1/player/7000001/details", headers: headers)
@@ -104,7 +104,7 @@ struct PlayerRoutesTests {
     }
 
     @Test func aliceHasBonusInCashButNotInWithdrawable() async throws {
-        try await withRunningServer { server in
+        try await withInMemoryApp { server in
             let session = try await login(server, "alice", "alice1234")
             let balance = try await server.request(
                 "GET", "/v2/player/7000002/balance", headers: ["X-SessionId": session.sessionId])
@@ -116,7 +116,7 @@ struct PlayerRoutesTests {
     }
 
     @Test func casinoRouteReadsTheSessionCookie() async throws {
-        try await withRunningServer { server in
+        try await withInMemoryApp { server in
             let session = try await login(server)
             let response = try await server.request(
                 "GET", "/v1/casino/games/recent", headers: ["Cookie": "theme=dark; sessionId=\(session.sessionId)"])
@@ -128,7 +128,7 @@ struct PlayerRoutesTests {
     }
 
     @Test func everyRefusedSessionGets403WithTheBackendBody() async throws {
-        try await withRunningServer { server in
+        try await withInMemoryApp { server in
             let demo = try await login(server)
             let alice = try await login(server, "alice", "alice1234")
             try expectPlayerError(
@@ -156,7 +156,7 @@ struct PlayerRoutesTests {
     }
 
     @Test func logoutEndsTheSession() async throws {
-        try await withRunningServer { server in
+        try await withInMemoryApp { server in
             let session = try await login(server)
             let logout = try await server.request(
                 "POST", "/v1/player/logout", headers: ["X-SessionId": session.sessionId])
@@ -173,17 +173,11 @@ struct PlayerRoutesTests {
     /// SESSION_EXPIRATION and ends, a reconnect gets 403, a fresh login works, and another
     /// session of the same user keeps its stream.
     @Test func oneExpiryActsEverywhereAtOnce() async throws {
-        try await withRunningServer { server in
+        try await withInMemoryApp { server in
             let session = try await login(server)
             let other = try await login(server)
-            let stream = try server.connect()
-            try stream.send(
-                "GET /v2/player/7000001/information/updates HTTP/1.1\r\nHost: t\r\nX-SessionId: \(session.sessionId)\r\n\r\n"
-            )
-            let otherStream = try server.connect()
-            try otherStream.send(
-                "GET /v2/player/7000001/information/updates HTTP/1.1\r\nHost: t\r\nX-SessionId: \(other.sessionId)\r\n\r\n"
-            )
+            let stream = try await openUserInfo(server, session: session.sessionId)
+            let otherStream = try await openUserInfo(server, session: other.sessionId)
             #expect(
                 await eventually {
                     server.app.streams.existingStream(named: "userinfo/7000001")?.snapshot.subscribers.count == 2
@@ -209,7 +203,7 @@ struct PlayerRoutesTests {
             #expect(try await login(server).sessionId != session.sessionId)
             // The other session's stream did not see it and is still open.
             #expect(await otherStream.waitForClose(timeout: .milliseconds(200)) == .stillOpen)
-            #expect(!String(decoding: otherStream.buffer, as: UTF8.self).contains("SESSION_EXPIRATION"))
+            #expect(!String(decoding: otherStream.streamedBody, as: UTF8.self).contains("SESSION_EXPIRATION"))
             #expect(
                 try await server.request("POST", "/__admin/sessions/\(session.sessionId)/expire", body: "{}").status
                     == 409)
@@ -218,12 +212,9 @@ struct PlayerRoutesTests {
     }
 
     @Test func terminateSendsSessionTerminated() async throws {
-        try await withRunningServer { server in
+        try await withInMemoryApp { server in
             let session = try await login(server)
-            let stream = try server.connect()
-            try stream.send(
-                "GET /v2/player/7000001/information/updates HTTP/1.1\r\nHost: t\r\nX-SessionId: \(session.sessionId)\r\n\r\n"
-            )
+            let stream = try await openUserInfo(server, session: session.sessionId)
             #expect(
                 await eventually {
                     server.app.streams.existingStream(named: "userinfo/7000001")?.snapshot.subscribers.count == 1
@@ -240,7 +231,7 @@ struct PlayerRoutesTests {
     }
 
     @Test func expireSessionsOfAUserWithKicked() async throws {
-        try await withRunningServer { server in
+        try await withInMemoryApp { server in
             let first = try await login(server)
             let second = try await login(server)
             let expired = try await server.admin.users.expireSessions(of: 7_000_001, reason: "Kicked")
@@ -257,12 +248,9 @@ struct PlayerRoutesTests {
         configuration.clock = .manual
         // Shorter than the idle close (60 s), so it is the TTL that ends the stream.
         configuration.player.sessionTTL = .seconds(30)
-        try await withRunningServer(configuration) { server in
+        try await withInMemoryApp(configuration) { server in
             let session = try await login(server)
-            let stream = try server.connect()
-            try stream.send(
-                "GET /v2/player/7000001/information/updates HTTP/1.1\r\nHost: t\r\nX-SessionId: \(session.sessionId)\r\n\r\n"
-            )
+            let stream = try await openUserInfo(server, session: session.sessionId)
             #expect(
                 await eventually {
                     server.app.streams.existingStream(named: "userinfo/7000001")?.snapshot.subscribers.count == 1
@@ -280,32 +268,10 @@ struct PlayerRoutesTests {
         }
     }
 
-    @Test func userInfoStreamHasNoHeartbeatAndClosesWhenIdle() async throws {
-        var configuration = MockBackendConfiguration.forTesting()
-        configuration.heartbeatInterval = .milliseconds(50)
-        configuration.player.userInfoIdleTimeout = .milliseconds(500)
-        try await withRunningServer(configuration) { server in
-            let session = try await login(server)
-            let stream = try server.connect()
-            let start = ContinuousClock.now
-            try stream.send(
-                "GET /v2/player/7000001/information/updates HTTP/1.1\r\nHost: t\r\nX-SessionId: \(session.sessionId)\r\n\r\n"
-            )
-            let response = try await stream.readResponse(timeout: .seconds(3))
-            let elapsed = ContinuousClock.now - start
-            #expect(elapsed >= .milliseconds(450))
-            #expect(!response.text.contains("keep-alive"))
-            #expect(response.headers["Transfer-Encoding"] == "chunked")
-        }
-    }
-
     @Test func balancePostingSendsBothVariantsWithOnePostingIdAndMatchesREST() async throws {
-        try await withRunningServer { server in
+        try await withInMemoryApp { server in
             let session = try await login(server)
-            let stream = try server.connect()
-            try stream.send(
-                "GET /v2/player/7000001/information/updates HTTP/1.1\r\nHost: t\r\nX-SessionId: \(session.sessionId)\r\n\r\n"
-            )
+            let stream = try await openUserInfo(server, session: session.sessionId)
             #expect(
                 await eventually {
                     server.app.streams.existingStream(named: "userinfo/7000001")?.snapshot.subscribers.count == 1
@@ -344,7 +310,7 @@ struct PlayerRoutesTests {
     @Test func variantsFlagSendsOneKind() async throws {
         var configuration = MockBackendConfiguration.forTesting()
         configuration.player.balanceUpdateVariants = .v2
-        try await withRunningServer(configuration) { server in
+        try await withInMemoryApp(configuration) { server in
             try await server.admin.users.postBalance(userId: 7_000_001, amount: 1)
             let stream = try #require(server.app.streams.existingStream(named: "userinfo/7000001"))
             #expect(stream.snapshot.eventCount == 1)
@@ -371,7 +337,7 @@ struct PlayerRoutesTests {
             ("/__admin/users", #"{"username":"bob","password":"x","currency":"euro"}"#, 400, "'currency'"),
         ])
     func adminRefuses(path: String, body: String, status: Int, mentions: String) async throws {
-        try await withRunningServer { server in
+        try await withInMemoryApp { server in
             let response = try await server.request("POST", path, body: body)
             #expect(response.status == status)
             #expect(response.headers["Content-Type"] == "application/problem+json")
@@ -380,7 +346,7 @@ struct PlayerRoutesTests {
     }
 
     @Test func createdUsersCanLogIn() async throws {
-        try await withRunningServer { server in
+        try await withInMemoryApp { server in
             let created = try await server.admin.users.create(
                 NewUser(username: "bob", password: "pw", currency: "GBP", balance: 10))
             #expect(created.userId == 7_000_003)

@@ -24,6 +24,27 @@ private func text(_ client: RawHTTPClient) -> String { String(decoding: client.b
 
 @Suite("SSE streams and the stream admin API")
 struct StreamRoutesTests {
+    /// The user-info stream over a socket: chunked, no heartbeat however short the
+    /// interval, closed by the server after its idle timeout.
+    @Test func userInfoStreamHasNoHeartbeatAndClosesWhenIdle() async throws {
+        var configuration = MockBackendConfiguration.forTesting()
+        configuration.heartbeatInterval = .milliseconds(50)
+        configuration.player.userInfoIdleTimeout = .milliseconds(500)
+        try await withRunningServer(configuration) { server in
+            let session = try await login(server)
+            let stream = try server.connect()
+            let start = ContinuousClock.now
+            try stream.send(
+                "GET /v2/player/7000001/information/updates HTTP/1.1\r\nHost: t\r\nX-SessionId: \(session.sessionId)\r\n\r\n"
+            )
+            let response = try await stream.readResponse(timeout: .seconds(3))
+            let elapsed = ContinuousClock.now - start
+            #expect(elapsed >= .milliseconds(450))
+            #expect(!response.text.contains("keep-alive"))
+            #expect(response.headers["Transfer-Encoding"] == "chunked")
+        }
+    }
+
     @Test func flushesHeadersAtOnceOnAQuietStream() async throws {
         try await withRunningServer { server in
             let client = try await openStream(server, "/sse/channels/quiet")

@@ -36,10 +36,10 @@ private func advance(_ server: some AppUnderTest, ms: Int) async throws {
 }
 
 /// A GET of a session's event stream, left open.
-private func openEvents(_ server: RunningServer, _ id: String, headers: String = "") throws -> RawHTTPClient {
-    let stream = try server.connect()
-    try stream.send("GET /api/sessions/\(id)/events HTTP/1.1\r\nHost: t\r\n\(bearerLine)\(headers)\r\n")
-    return stream
+private func openEvents(_ server: some AppUnderTest, _ id: String, headers: String = "") async throws
+    -> any StreamClient
+{
+    try await server.openStream("/api/sessions/\(id)/events", headerLines: bearerLine + headers)
 }
 
 @Suite("Workflow sessions")
@@ -58,7 +58,7 @@ struct WorkflowRoutesTests {
     }
 
     @Test func listHasNoModeAndStatusDoes() async throws {
-        try await withRunningServer(Self.manual()) { server in
+        try await withInMemoryApp(Self.manual()) { server in
             let list = try await server.request("GET", "/api/sessions", headers: bearer)
             #expect(list.status == 200)
             #expect(list.headers["Content-Type"] == "application/json; charset=utf-8")
@@ -87,9 +87,9 @@ struct WorkflowRoutesTests {
     /// Two iterations at one step a second: the events come in order with increasing ids,
     /// `ts` moves with the simulated clock, and after `loop.completed` the stream ends.
     @Test func sessionAdvancesOnTheClockCompletesAndEndsItsStream() async throws {
-        try await withRunningServer(Self.manual()) { server in
+        try await withInMemoryApp(Self.manual()) { server in
             try await Self.createShortSession(server)
-            let stream = try openEvents(server, "w1")
+            let stream = try await openEvents(server, "w1")
             try await stream.receive(untilContains: "retry: 5000\n\n")
             try await stream.receive(untilContains: "iteration.started")
             try await advance(server, ms: 1000)
@@ -130,10 +130,10 @@ struct WorkflowRoutesTests {
             #expect(status["elapsed_secs"] as? Double == 4)
 
             // Caught up on a completed session: 204, which stops EventSource; earlier: the rest.
-            let caughtUp = try await server.connect().get(
+            let caughtUp = try await server.get(
                 "/api/sessions/w1/events", headers: bearerLine + "Last-Event-ID: 6\r\n")
             #expect(caughtUp.status == 204)
-            let rest = try await server.connect().get("/api/sessions/w1/events?lastEventId=4", headers: bearerLine)
+            let rest = try await server.get("/api/sessions/w1/events?lastEventId=4", headers: bearerLine)
             #expect(rest.status == 200)
             #expect(try workflowEvents(rest.body).map(\.id) == ["5", "6"])
             #expect(try await server.admin.streams.list().contains { $0.name == "workflows/w1" })
@@ -144,9 +144,9 @@ struct WorkflowRoutesTests {
     @Test func seededSessionsRepeat() async throws {
         var runs: [[String]] = []
         for _ in 0..<2 {
-            let topics = try await withRunningServer(Self.manual()) { server -> [String] in
+            let topics = try await withInMemoryApp(Self.manual()) { server -> [String] in
                 try await advance(server, ms: 200_000)
-                let response = try await server.connect().get("/api/sessions/s1/events", headers: bearerLine)
+                let response = try await server.get("/api/sessions/s1/events", headers: bearerLine)
                 return try workflowEvents(response.body).map { "\($0.data.topic) \($0.data.payload.text)" }
             }
             runs.append(topics)
@@ -160,7 +160,7 @@ struct WorkflowRoutesTests {
     }
 
     @Test func pauseStopsAdvancingAndResumeContinues() async throws {
-        try await withRunningServer(Self.manual()) { server in
+        try await withInMemoryApp(Self.manual()) { server in
             try await advance(server, ms: 2500)
             let paused = try await server.request("POST", "/api/sessions/s1/pause", headers: bearer)
             #expect(paused.status == 202)
@@ -176,7 +176,7 @@ struct WorkflowRoutesTests {
             #expect(try await server.request("POST", "/api/sessions/s1/resume", headers: bearer).status == 409)
             // The step that was 2.5 s away when it paused comes 2.5 s after the resume.
             try await advance(server, ms: 2499)
-            let stream = try openEvents(server, "s1")
+            let stream = try await openEvents(server, "s1")
             try await stream.receive(untilContains: "session.resumed")
             #expect(!String(decoding: stream.streamedBody, as: UTF8.self).contains("tool.called"))
             try await advance(server, ms: 1)
@@ -196,7 +196,7 @@ struct WorkflowRoutesTests {
     @Test func realClockRunsASessionToTheEnd() async throws {
         var configuration = Self.manual()
         configuration.clock = .real(speed: 1000)
-        try await withRunningServer(configuration) { server in
+        try await withInMemoryApp(configuration) { server in
             try await server.admin.workflows.create(id: "fast", iterations: 3, paceSeconds: 1)
             let response = try await openEvents(server, "fast").readResponse()
             let events = try workflowEvents(response.body)
@@ -211,8 +211,8 @@ struct WorkflowRoutesTests {
     }
 
     @Test func steerShowsUpAsAnEvent() async throws {
-        try await withRunningServer(Self.manual()) { server in
-            let stream = try openEvents(server, "s1")
+        try await withInMemoryApp(Self.manual()) { server in
+            let stream = try await openEvents(server, "s1")
             try await stream.receive(untilContains: "iteration.started")
             let steered = try await server.request(
                 "POST", "/api/sessions/s1/steer", headers: ["X-API-Key": apiKey],
@@ -232,8 +232,8 @@ struct WorkflowRoutesTests {
     }
 
     @Test func streamsSendHeartbeats() async throws {
-        try await withRunningServer(Self.manual()) { server in
-            let stream = try openEvents(server, "s1")
+        try await withInMemoryApp(Self.manual()) { server in
+            let stream = try await openEvents(server, "s1")
             try await stream.receive(untilContains: "iteration.started")
             try await advance(server, ms: 15_000)
             try await stream.receive(untilContains: ": keep-alive\n\n")
@@ -241,7 +241,7 @@ struct WorkflowRoutesTests {
     }
 
     @Test func adminCreatesPublishesAndCompletes() async throws {
-        try await withRunningServer(Self.manual()) { server in
+        try await withInMemoryApp(Self.manual()) { server in
             let created = try await server.request("POST", "/__admin/workflows")
             #expect(created.status == 201)
             let status = try json(created)
@@ -268,7 +268,7 @@ struct WorkflowRoutesTests {
             #expect(completed.status == 200)
             #expect(try json(completed)["mode"] as? String == "complete")
             let events = try workflowEvents(
-                try await server.connect().get("/api/sessions/\(id)/events", headers: bearerLine).body)
+                try await server.get("/api/sessions/\(id)/events", headers: bearerLine).body)
             #expect(events.map(\.data.topic) == ["iteration.started", "review.requested", "note", "loop.completed"])
             #expect(events[1].data.payload == .object(["pr": .array([.integer(1), .integer(2)])]))
             #expect(events[2].data.payload == .object([:]))
@@ -293,7 +293,7 @@ struct WorkflowRoutesTests {
     /// A payload left out or null is `{}` (an optional request field given as null counts as
     /// left out); a known topic's payload is held to that topic's fields.
     @Test func adminPayloadIsAnObjectAndFitsItsTopic() async throws {
-        try await withRunningServer(Self.manual()) { server in
+        try await withInMemoryApp(Self.manual()) { server in
             let null = try await server.request(
                 "POST", "/__admin/workflows/s1/events", body: #"{"topic":"note","payload":null}"#)
             #expect(null.status == 200)
@@ -302,7 +302,7 @@ struct WorkflowRoutesTests {
                 "POST", "/__admin/workflows/s1/events",
                 body: #"{"topic":"tool.called","payload":{"iteration":1,"hat":"planner","tool":"shell"}}"#)
             #expect(call.status == 200)
-            let stream = try openEvents(server, "s1", headers: "Last-Event-ID: 1\r\n")
+            let stream = try await openEvents(server, "s1", headers: "Last-Event-ID: 1\r\n")
             try await stream.receive(untilContains: #""tool":"shell""#)
             let events = try workflowEvents(stream.streamedBody)
             #expect(
@@ -314,7 +314,7 @@ struct WorkflowRoutesTests {
     }
 
     @Test func resetReturnsToTheScenario() async throws {
-        try await withRunningServer(Self.manual()) { server in
+        try await withInMemoryApp(Self.manual()) { server in
             try await Self.createShortSession(server)
             try await advance(server, ms: 30_000)
             try await server.admin.workflows.complete("s1")
@@ -324,7 +324,7 @@ struct WorkflowRoutesTests {
             #expect(status["mode"] as? String == "live")
             #expect(status["iteration"] as? Int == 1)
             #expect(status["elapsed_secs"] as? Double == 0)
-            let stream = try openEvents(server, "s1")
+            let stream = try await openEvents(server, "s1")
             try await advance(server, ms: 5000)
             try await stream.receive(untilContains: "tool.called")
             #expect(try workflowEvents(stream.streamedBody).map(\.id) == ["1", "2"])
@@ -332,7 +332,7 @@ struct WorkflowRoutesTests {
     }
 
     @Test func apiKeyIsRequiredOnEveryRouteInEitherHeader() async throws {
-        try await withRunningServer(Self.manual()) { server in
+        try await withInMemoryApp(Self.manual()) { server in
             let routes = [
                 ("GET", "/api/sessions"), ("GET", "/api/sessions/s1/status"), ("GET", "/api/sessions/s1/events"),
                 ("POST", "/api/sessions/s1/pause"), ("POST", "/api/sessions/s1/resume"),
@@ -364,7 +364,7 @@ struct WorkflowRoutesTests {
     @Test func generatedKeyWhenNoneIsConfigured() async throws {
         var configuration = Self.manual()
         configuration.workflowAPIKey = nil
-        try await withRunningServer(configuration) { server in
+        try await withInMemoryApp(configuration) { server in
             let key = server.app.workflowAPIKey
             #expect(key.count == 36)
             let accepted = try await server.request("GET", "/api/sessions", headers: ["X-API-Key": key])
@@ -375,7 +375,7 @@ struct WorkflowRoutesTests {
     }
 
     @Test func unknownSessionIs404Everywhere() async throws {
-        try await withRunningServer(Self.manual()) { server in
+        try await withInMemoryApp(Self.manual()) { server in
             for (method, path) in [
                 ("GET", "/api/sessions/nope/status"), ("GET", "/api/sessions/nope/events"),
                 ("POST", "/api/sessions/nope/pause"), ("POST", "/api/sessions/nope/resume"),
@@ -419,7 +419,7 @@ struct WorkflowRoutesTests {
             ),
         ])
     func refusesBadBodies(path: String, body: String, detail: String) async throws {
-        try await withRunningServer(Self.manual()) { server in
+        try await withInMemoryApp(Self.manual()) { server in
             let response = try await server.request("POST", path, headers: bearer, body: body)
             #expect(response.status == 400)
             #expect(response.headers["Content-Type"] == "application/problem+json")

@@ -1,3 +1,4 @@
+import Foundation
 import MockBackend
 import MockBackendTesting
 
@@ -15,6 +16,9 @@ public protocol AppUnderTest: Sendable {
     /// `Content-Type: application/json` unless `headers` name another.
     func request(_ method: String, _ target: String, headers: [String: String], body: String?) async throws
         -> RawResponse
+    /// A `GET` of a streamed answer on a new connection, read as it comes; its head has
+    /// arrived (`RawClientError.closedByPeer` if the answer was no stream).
+    func openStream(_ target: String, headers: [String: String]) async throws -> any StreamClient
 }
 
 extension AppUnderTest {
@@ -27,6 +31,42 @@ extension AppUnderTest {
     public func request(_ method: String, _ target: String, body: String) async throws -> RawResponse {
         try await request(method, target, headers: [:], body: body)
     }
+
+    /// A `GET` with `headers` written as header lines (`"Name: value\r\n"`…), as
+    /// `RawHTTPClient.get` sends them: the answer once it has ended.
+    public func get(_ target: String, headers lines: String = "") async throws -> RawResponse {
+        try await request("GET", target, headers: Self.fields(lines))
+    }
+
+    /// `openStream` with `headers` written as header lines.
+    public func openStream(_ target: String, headerLines lines: String) async throws -> any StreamClient {
+        try await openStream(target, headers: Self.fields(lines))
+    }
+
+    /// Header lines (`"Name: value\r\n"`…) as fields.
+    static func fields(_ lines: String) -> [String: String] {
+        var headers: [String: String] = [:]
+        for line in lines.split(separator: "\r\n") {
+            guard let colon = line.firstIndex(of: ":") else { continue }
+            headers[String(line[..<colon])] = line[line.index(after: colon)...].trimmingCharacters(in: .whitespaces)
+        }
+        return headers
+    }
 }
 
-extension RunningServer: AppUnderTest {}
+extension AppUnderTest {
+    public func openStream(_ target: String) async throws -> any StreamClient {
+        try await openStream(target, headers: [:])
+    }
+}
+
+extension RunningServer: AppUnderTest {
+    public func openStream(_ target: String, headers: [String: String]) async throws -> any StreamClient {
+        let client = try connect()
+        var head = "GET \(target) HTTP/1.1\r\nHost: 127.0.0.1\r\n"
+        for (name, value) in headers.sorted(by: { $0.key < $1.key }) { head += "\(name): \(value)\r\n" }
+        try client.send(head + "\r\n")
+        try await client.receive(untilContains: "\r\n\r\n")
+        return client
+    }
+}

@@ -67,13 +67,18 @@ public final class InMemoryApp: AppUnderTest, Sendable {
 
     /// Answers one request as `RunningServer.request` would over a socket: on a new
     /// connection; a body gets `Content-Type: application/json` unless `headers` name
-    /// another. A streamed answer's body is what its stream wrote up to now.
+    /// another. A streamed answer is read to its end.
     public func request(_ method: String, _ target: String, headers: [String: String], body: String?) async throws
         -> RawResponse
     {
         let answer = answer(method, target, headers: headers, body: body)
-        let bytes = answer.stream.map { Array($0.text.utf8) } ?? answer.body
-        return RawResponse(status: answer.status, headers: answer.headers, body: method == "HEAD" ? [] : bytes)
+        guard let sink = answer.stream else {
+            return RawResponse(
+                status: answer.status, headers: answer.headers, body: method == "HEAD" ? [] : answer.body)
+        }
+        // As a client reading over a socket does: the answer once the stream has ended.
+        let stream = InMemoryStream(sink: sink, status: answer.status, headers: answer.headers, app: self)
+        return try await stream.readResponse(timeout: .seconds(20))
     }
 
     /// Answers one request, as if it came on a new connection; a body gets
@@ -104,6 +109,12 @@ public final class InMemoryApp: AppUnderTest, Sendable {
         executor.execute { produce(sink) }
         executor.run()
         return Response(status: response.status, headers: response.headers, body: [], stream: sink)
+    }
+
+    public func openStream(_ target: String, headers: [String: String]) async throws -> any StreamClient {
+        let answer = answer("GET", target, headers: headers)
+        guard let sink = answer.stream else { throw RawClientError.closedByPeer }
+        return InMemoryStream(sink: sink, status: answer.status, headers: answer.headers, app: self)
     }
 
     /// Moves the manual clock forward (`--clock manual`), then runs what that queued.

@@ -10,7 +10,7 @@ import Testing
 @Suite("User and session admin")
 struct UserAdminTests {
     @Test func aChangedPasswordMakesStoredCredentialsStale() async throws {
-        try await withRunningServer { server in
+        try await withInMemoryApp { server in
             let session = try await login(server)
             let patched = try await server.admin.users.update(7_000_001, UserChanges(password: "rotated"))
             #expect(patched.password == "rotated")
@@ -37,7 +37,7 @@ struct UserAdminTests {
             (#"{"password":5}"#, 400, "'password'"), (#"nope"#, 400, "JSON"),
         ])
     func patchRefuses(body: String, status: Int, mentions: String) async throws {
-        try await withRunningServer { server in
+        try await withInMemoryApp { server in
             let response = try await server.request("PATCH", "/__admin/users/7000001", body: body)
             #expect(response.status == status)
             #expect(response.text.contains(mentions), "\(response.text)")
@@ -46,9 +46,9 @@ struct UserAdminTests {
     }
 
     @Test func aDeletedUsersSessionsEndKickedAndItsLoginsFail() async throws {
-        try await withRunningServer { server in
+        try await withInMemoryApp { server in
             let session = try await login(server)
-            let stream = try openUserInfo(server, session: session.sessionId)
+            let stream = try await openUserInfo(server, session: session.sessionId)
             #expect(await waitForUserInfoSubscribers(server, 1))
             let deleted = try await server.admin.users.delete(7_000_001)
             #expect(deleted.sessionsEnded.contains(session.sessionId))
@@ -74,9 +74,9 @@ struct UserAdminTests {
     }
 
     @Test func anExpiryTakesAnyReasonAndCode() async throws {
-        try await withRunningServer { server in
+        try await withInMemoryApp { server in
             let session = try await login(server)
-            let stream = try openUserInfo(server, session: session.sessionId)
+            let stream = try await openUserInfo(server, session: session.sessionId)
             #expect(await waitForUserInfoSubscribers(server, 1))
             try await server.admin.sessions.expire(session.sessionId, reason: "Maintenance", code: 42)
             let response = try await stream.readResponse()

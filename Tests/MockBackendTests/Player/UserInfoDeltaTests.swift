@@ -11,7 +11,7 @@ import Testing
 @Suite("User-info stream: deltas and resume")
 struct UserInfoDeltaTests {
     @Test func aFreshConnectionGetsNoEarlierPostingsAndNoPushedFrames() async throws {
-        try await withRunningServer { server in
+        try await withInMemoryApp { server in
             // An earlier session's posting, and a frame pushed before the new session began.
             let earlier = try await login(server)
             try await postBalance(server, -5)
@@ -21,22 +21,22 @@ struct UserInfoDeltaTests {
                 to: "userinfo/7000001", data: JSONDecoder().decode(JSONValue.self, from: Data(frame.utf8)))
             _ = earlier
             let session = try await login(server)
-            let stream = try openUserInfo(server, session: session.sessionId)
+            let stream = try await openUserInfo(server, session: session.sessionId)
             #expect(await waitForUserInfoSubscribers(server, 1))
             try await postBalance(server, 7)
             try await stream.receive(untilContains: "BALANCE_UPDATE_V2")
             let events = sseEvents(stream.streamedBody)
             #expect(frameTypes(events) == ["BALANCE_UPDATE", "BALANCE_UPDATE_V2"])
             #expect(events.allSatisfy { $0.data.contains(#""affectedAmount":7"#) })
-            #expect(!String(decoding: stream.buffer, as: UTF8.self).contains("SESSION_EXPIRATION"))
+            #expect(!String(decoding: stream.streamedBody, as: UTF8.self).contains("SESSION_EXPIRATION"))
             #expect(await stream.waitForClose(timeout: .milliseconds(200)) == .stillOpen)
         }
     }
 
     @Test func aReconnectWithLastEventIDGetsWhatItMissed() async throws {
-        try await withRunningServer { server in
+        try await withInMemoryApp { server in
             let session = try await login(server)
-            let first = try openUserInfo(server, session: session.sessionId)
+            let first = try await openUserInfo(server, session: session.sessionId)
             #expect(await waitForUserInfoSubscribers(server, 1))
             try await postBalance(server, -1)
             try await first.receive(untilContains: "BALANCE_UPDATE_V2")
@@ -46,7 +46,7 @@ struct UserInfoDeltaTests {
             #expect(await waitForUserInfoSubscribers(server, 0))
             // Missed while away.
             try await postBalance(server, -2)
-            let resumed = try openUserInfo(server, session: session.sessionId, lastEventID: lastID)
+            let resumed = try await openUserInfo(server, session: session.sessionId, lastEventID: lastID)
             try await resumed.receive(untilContains: "BALANCE_UPDATE_V2")
             let replayed = sseEvents(resumed.streamedBody)
             #expect(frameTypes(replayed) == ["BALANCE_UPDATE", "BALANCE_UPDATE_V2"])
@@ -59,9 +59,9 @@ struct UserInfoDeltaTests {
         "an id that means nothing for this session replays nothing",
         arguments: ["earlier session", "never issued", "garbage"])
     func anIDThatMeansNothingReplaysNothing(_ kind: String) async throws {
-        try await withRunningServer { server in
+        try await withInMemoryApp { server in
             let earlier = try await login(server)
-            let old = try openUserInfo(server, session: earlier.sessionId)
+            let old = try await openUserInfo(server, session: earlier.sessionId)
             #expect(await waitForUserInfoSubscribers(server, 1))
             try await postBalance(server, -3)
             try await old.receive(untilContains: "BALANCE_UPDATE_V2")
@@ -73,14 +73,14 @@ struct UserInfoDeltaTests {
                 case "never issued": "999"
                 default: "banana"
                 }
-            let stream = try openUserInfo(server, session: session.sessionId, lastEventID: id)
+            let stream = try await openUserInfo(server, session: session.sessionId, lastEventID: id)
             #expect(await waitForUserInfoSubscribers(server, 2))
             try await postBalance(server, 4)
             try await stream.receive(untilContains: "BALANCE_UPDATE_V2")
             let events = sseEvents(stream.streamedBody)
             #expect(events.count == 2)
             #expect(events.allSatisfy { $0.data.contains(#""affectedAmount":4"#) })
-            #expect(!String(decoding: stream.buffer, as: UTF8.self).contains(": Last-Event-ID"))
+            #expect(!String(decoding: stream.streamedBody, as: UTF8.self).contains(": Last-Event-ID"))
         }
     }
 
@@ -88,9 +88,9 @@ struct UserInfoDeltaTests {
         "every frame has an id, the terminal ones too",
         arguments: ["expire", "terminate", "logout"])
     func terminalFramesHaveAnID(_ ending: String) async throws {
-        try await withRunningServer { server in
+        try await withInMemoryApp { server in
             let session = try await login(server)
-            let stream = try openUserInfo(server, session: session.sessionId)
+            let stream = try await openUserInfo(server, session: session.sessionId)
             #expect(await waitForUserInfoSubscribers(server, 1))
             try await postBalance(server, 1)
             switch ending {
@@ -114,10 +114,10 @@ struct UserInfoDeltaTests {
     }
 
     @Test func anotherSessionsEndIsNeitherSentNorReplayed() async throws {
-        try await withRunningServer { server in
+        try await withInMemoryApp { server in
             let leaving = try await login(server)
             let staying = try await login(server)
-            let stream = try openUserInfo(server, session: staying.sessionId)
+            let stream = try await openUserInfo(server, session: staying.sessionId)
             #expect(await waitForUserInfoSubscribers(server, 1))
             try await postBalance(server, 1)
             try await stream.receive(untilContains: "BALANCE_UPDATE_V2")
@@ -126,10 +126,10 @@ struct UserInfoDeltaTests {
             try await postBalance(server, 2)
             try await stream.receive(untilContains: #""affectedAmount":2"#)
             try await stream.receive(untilContains: "BALANCE_UPDATE_V2\"}\n\n", timeout: .seconds(5))
-            #expect(!String(decoding: stream.buffer, as: UTF8.self).contains("SESSION_EXPIRATION"))
+            #expect(!String(decoding: stream.streamedBody, as: UTF8.self).contains("SESSION_EXPIRATION"))
             stream.close()
             #expect(await waitForUserInfoSubscribers(server, 0))
-            let resumed = try openUserInfo(server, session: staying.sessionId, lastEventID: lastID)
+            let resumed = try await openUserInfo(server, session: staying.sessionId, lastEventID: lastID)
             try await resumed.receive(untilContains: #""affectedAmount":2"#)
             try await Task.sleep(for: .milliseconds(100))
             #expect(frameTypes(sseEvents(resumed.streamedBody)) == ["BALANCE_UPDATE", "BALANCE_UPDATE_V2"])

@@ -36,9 +36,9 @@ struct UserInfoEndingTests {
     func theJournalTellsEveryEndApart(ending: String, expected: String) async throws {
         var configuration = MockBackendConfiguration.forTesting()
         configuration.clock = .manual
-        try await withRunningServer(configuration) { server in
+        try await withInMemoryApp(configuration) { server in
             let session = try await login(server)
-            let stream = try openUserInfo(server, session: session.sessionId)
+            let stream = try await openUserInfo(server, session: session.sessionId)
             #expect(await waitForUserInfoSubscribers(server, 1))
             switch ending {
             case "idle": try await server.admin.clock.advance(by: .seconds(61))
@@ -52,9 +52,12 @@ struct UserInfoEndingTests {
             case "graceful": try await server.admin.streams.disconnect("userinfo/7000001", mode: .graceful)
             case "reset":
                 // The journal is cleared by the reset: read the feed's account of the end.
-                let feed = try await server.admin.events.subscribe()
+                let feed = try await server.openStream("/__admin/events")
                 try await server.admin.reset()
-                try await feed.next(.streamDisconnected) { $0.string("reason") == "reset" }
+                try await feed.receive(untilContains: #""reason":"reset""#)
+                #expect(
+                    sseEvents(feed.streamedBody).last { $0.data.contains(#""reason":"reset""#) }?.type
+                        == "stream.disconnected")
                 return
             default: stream.close()
             }
@@ -65,9 +68,9 @@ struct UserInfoEndingTests {
     @Test func anIdleCloseComesAfterTheTimeoutWithoutAnEventAndNotBefore() async throws {
         var configuration = MockBackendConfiguration.forTesting()
         configuration.clock = .manual
-        try await withRunningServer(configuration) { server in
+        try await withInMemoryApp(configuration) { server in
             let session = try await login(server)
-            let stream = try openUserInfo(server, session: session.sessionId)
+            let stream = try await openUserInfo(server, session: session.sessionId)
             #expect(await waitForUserInfoSubscribers(server, 1))
             try await server.admin.clock.advance(by: .seconds(40))
             try await postBalance(server, 1)

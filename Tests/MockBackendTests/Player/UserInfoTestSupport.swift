@@ -7,14 +7,11 @@ import TestSupport
 
 /// Opens the user-info stream of `userId` for `sessionId` on a new connection.
 func openUserInfo(
-    _ server: RunningServer, session sessionId: String, userId: Int = 7_000_001, lastEventID: String? = nil
-) throws -> RawHTTPClient {
-    let client = try server.connect()
-    let resume = lastEventID.map { "Last-Event-ID: \($0)\r\n" } ?? ""
-    try client.send(
-        "GET /v2/player/\(userId)/information/updates HTTP/1.1\r\nHost: t\r\nX-SessionId: \(sessionId)\r\n\(resume)\r\n"
-    )
-    return client
+    _ server: some AppUnderTest, session sessionId: String, userId: Int = 7_000_001, lastEventID: String? = nil
+) async throws -> any StreamClient {
+    var headers = ["X-SessionId": sessionId]
+    if let lastEventID { headers["Last-Event-ID"] = lastEventID }
+    return try await server.openStream("/v2/player/\(userId)/information/updates", headers: headers)
 }
 
 /// Waits until the user-info stream of `userId` has `count` subscribers.

@@ -1,0 +1,97 @@
+import MockBackendHTTP
+import MockBackendTesting
+
+/// A client reading one streamed answer, the same way over a socket (`RawHTTPClient`) or in
+/// memory (`InMemoryStream`): what arrived, waits for more, and the end.
+public protocol StreamClient: AnyObject {
+    /// The body that arrived so far, transfer coding removed.
+    var streamedBody: [UInt8] { get }
+    /// Waits until the body holds `text`; throws `RawClientError.timedOut` after `timeout`
+    /// (scaled), `.closedByPeer` when the stream ends first.
+    func receive(untilContains text: String, timeout: Duration) async throws
+    /// Waits for the stream to end, and returns the whole answer.
+    func readResponse(timeout: Duration) async throws -> RawResponse
+    /// Waits for the server to end the stream and tells how it did.
+    func waitForClose(timeout: Duration) async -> RawCloseOutcome
+    /// The client goes away.
+    func close()
+}
+
+extension StreamClient {
+    public func receive(untilContains text: String) async throws {
+        try await receive(untilContains: text, timeout: .seconds(20))
+    }
+
+    public func waitForClose() async -> RawCloseOutcome {
+        await waitForClose(timeout: .seconds(20))
+    }
+
+    public func readResponse() async throws -> RawResponse {
+        try await readResponse(timeout: .seconds(20))
+    }
+}
+
+extension RawHTTPClient: StreamClient {
+    public func readResponse(timeout: Duration) async throws -> RawResponse {
+        try await readResponse(timeout: timeout, forHEAD: false)
+    }
+}
+
+/// A streamed answer of an `InMemoryApp`, read through its recording sink: every read runs
+/// the app's waiting work first, as a socket's reads would find what the server's loop
+/// wrote.
+public final class InMemoryStream: StreamClient {
+    public let sink: RecordingSink
+    private let app: InMemoryApp
+    private let status: Int
+    private let headers: HTTPHeaders
+
+    init(sink: RecordingSink, status: Int, headers: HTTPHeaders, app: InMemoryApp) {
+        self.sink = sink
+        self.status = status
+        self.headers = headers
+        self.app = app
+    }
+
+    public func readResponse(timeout: Duration) async throws -> RawResponse {
+        guard await waitForClose(timeout: timeout) != .stillOpen else { throw RawClientError.timedOut }
+        return RawResponse(status: status, headers: headers, body: Array(sink.text.utf8))
+    }
+
+    public var streamedBody: [UInt8] {
+        app.run()
+        return Array(sink.text.utf8)
+    }
+
+    public func receive(untilContains text: String, timeout: Duration) async throws {
+        let deadline = ContinuousClock.now + TestTiming.scaled(timeout)
+        while true {
+            app.run()
+            if sink.text.contains(text) { return }
+            if sink.isClosed { throw RawClientError.closedByPeer }
+            guard ContinuousClock.now < deadline else { throw RawClientError.timedOut }
+            // A real clock's timers (a job's progress) write from their own thread.
+            try await Task.sleep(for: .milliseconds(5))
+        }
+    }
+
+    public func waitForClose(timeout: Duration) async -> RawCloseOutcome {
+        let deadline = ContinuousClock.now + TestTiming.scaled(timeout)
+        while ContinuousClock.now < deadline {
+            app.run()
+            switch sink.entries.last {
+            case .finished?, .aborted(reset: false)?: return .fin
+            case .aborted(reset: true)?: return .reset
+            default:
+                if sink.isClosed { return .fin }
+            }
+            try? await Task.sleep(for: .milliseconds(5))
+        }
+        return .stillOpen
+    }
+
+    public func close() {
+        sink.clientCloses()
+        app.run()
+    }
+}
