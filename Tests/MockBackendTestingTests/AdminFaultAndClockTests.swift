@@ -6,7 +6,7 @@ import Testing
 @Suite("AdminClient: faults and the clock")
 struct AdminFaultAndClockTests {
     @Test func addsListsAndRemovesTypedFaults() async throws {
-        try await withRunningServer { server in
+        try await withInMemoryApp { server in
             let faults = server.admin.faults
             let rule = try await faults.add(
                 .status(503, body: nil, retryAfter: 2), match: FaultRule.Match(method: "GET", path: "/health"), times: 1
@@ -40,7 +40,7 @@ struct AdminFaultAndClockTests {
     @Test func advancesAManualClock() async throws {
         var configuration = MockBackendConfiguration.forTesting()
         configuration.clock = .manual
-        try await withRunningServer(configuration) { server in
+        try await withInMemoryApp(configuration) { server in
             let state = try await server.admin.clock.state()
             #expect(state.mode == "manual" && state.speed == nil && state.nowMs == 0)
             let advanced = try await server.admin.clock.advance(by: .milliseconds(1500))
@@ -53,7 +53,7 @@ struct AdminFaultAndClockTests {
     }
 
     @Test func setsTheSpeedOfARealClock() async throws {
-        try await withRunningServer { server in
+        try await withInMemoryApp { server in
             let state = try await server.admin.clock.setSpeed(10)
             #expect(state.mode == "real" && state.speed == 10)
             let refused = await #expect(throws: UnexpectedResponseError.self) {

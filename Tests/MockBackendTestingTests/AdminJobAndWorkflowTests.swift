@@ -14,7 +14,7 @@ struct AdminJobAndWorkflowTests {
     static let books = "title,author,year\r\n\"Dune, Part 1\",Frank Herbert,1965\r\nNo author\r\n"
 
     @Test func uploadsACSVAndDrivesTheImport() async throws {
-        try await withRunningServer(Self.manualClock()) { server in
+        try await withInMemoryApp(Self.manualClock()) { server in
             let accepted = try await server.api.uploadCSV(Self.books)
             #expect(accepted.estimatedRows == 2)
             #expect(accepted.sseUrl == "/api/v2/imports/\(accepted.jobId)/stream")
@@ -37,7 +37,7 @@ struct AdminJobAndWorkflowTests {
     }
 
     @Test func completesAndFailsGenerations() async throws {
-        try await withRunningServer(Self.manualClock()) { server in
+        try await withInMemoryApp(Self.manualClock()) { server in
             let token = try await server.api.generationToken()
             let create = { () async throws -> String in
                 let response = try await server.request(
@@ -60,7 +60,7 @@ struct AdminJobAndWorkflowTests {
     }
 
     @Test func createsDrivesAndCompletesAWorkflowSession() async throws {
-        try await withRunningServer(Self.manualClock()) { server in
+        try await withInMemoryApp(Self.manualClock()) { server in
             let workflows = server.admin.workflows
             let created = try await workflows.create(
                 id: "demo", iterations: 2, hats: ["planner", "builder"], paceSeconds: 1)

@@ -6,7 +6,7 @@ import Testing
 @Suite("AdminClient: sessions and users")
 struct AdminSessionAndUserTests {
     @Test func expiresASessionWithAnyReasonAndCode() async throws {
-        try await withRunningServer { server in
+        try await withInMemoryApp { server in
             let login = try await server.api.login()
             let ended = try await server.admin.sessions.expire(login.sessionId, reason: "Maintenance", code: 42)
             #expect(ended.sessionId == login.sessionId)
@@ -25,7 +25,7 @@ struct AdminSessionAndUserTests {
     }
 
     @Test func terminatesASession() async throws {
-        try await withRunningServer { server in
+        try await withInMemoryApp { server in
             let login = try await server.api.login(username: "alice", password: "alice1234")
             let ended = try await server.admin.sessions.terminate(login.sessionId)
             #expect(ended.state == "terminated")
@@ -38,7 +38,7 @@ struct AdminSessionAndUserTests {
     }
 
     @Test func createsChangesAndDeletesAUser() async throws {
-        try await withRunningServer { server in
+        try await withInMemoryApp { server in
             let users = server.admin.users
             let bob = try await users.create(NewUser(username: "bob", password: "pw", currency: "GBP", balance: 50))
             #expect(bob.userId == 7_000_003)
@@ -60,7 +60,7 @@ struct AdminSessionAndUserTests {
     }
 
     @Test func postsToABalanceAndExpiresAllOfAUsersSessions() async throws {
-        try await withRunningServer { server in
+        try await withInMemoryApp { server in
             let posting = try await server.admin.users.postBalance(
                 userId: 7_000_001, amount: -28, productType: "Casino")
             #expect(posting.balance.totalAmount["EUR"] == 717.96)
