@@ -37,6 +37,7 @@ public final class RecordingSink: StreamSink, @unchecked Sendable {
         /// Written and not taken: each write's bytes left and the events it carries.
         var unsent: [(bytes: Int, events: Int)] = []
         var waiters: [Waiter] = []
+        var namedEnd: String?
     }
 
     public let connectionID: UInt64
@@ -152,6 +153,13 @@ public final class RecordingSink: StreamSink, @unchecked Sendable {
         }
         if let ended { handler(ended) }
     }
+
+    public func nameEnd(_ word: String) {
+        state.withLock { $0.namedEnd = word }
+    }
+
+    /// The word the stream gave for the end, if it gave one.
+    public var namedEnd: String? { state.withLock { $0.namedEnd } }
 
     /// Holds every later write unsent until `take(_:)`, or (false) takes everything at once.
     public func hold(_ holding: Bool = true) {

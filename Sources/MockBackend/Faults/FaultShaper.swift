@@ -16,6 +16,8 @@ struct FaultShaper: ResponseShaper {
     private let now: @Sendable () -> ContinuousClock.Instant
     private var scanner = EventBoundaryScanner()
     private var marker: DeliveryMarker
+    /// Whether the response is a WebSocket.
+    private let webSocket: Bool
     /// Events the write being shaped dropped (`mute`).
     private var droppedEvents = 0
     /// Events seen in body writes so far.
@@ -31,6 +33,7 @@ struct FaultShaper: ResponseShaper {
     init(_ fault: Fault, webSocket: Bool = false, now: @escaping @Sendable () -> ContinuousClock.Instant = { .now }) {
         self.fault = fault
         self.now = now
+        self.webSocket = webSocket
         marker = DeliveryMarker(messages: webSocket)
     }
 
@@ -120,8 +123,14 @@ struct FaultShaper: ResponseShaper {
             chunk.payload = kept
             return [.bytes(chunk.framed)]
         case .buffer(let limit):
+            // A buffering proxy in front of a WebSocket passes the handshake (its 101 is
+            // what opens the tunnel) and holds the frames; the close frame is the end.
+            if webSocket, kind == .head { return [.bytes(bytes)] }
             held += bytes
-            guard held.count >= limit || kind == .end else { return [] }
+            // A control write is one frame: its opcode is in the low bits of its first byte.
+            let isClose = kind == .control && bytes.first.map { $0 & 0x0F } == WebSocketOpcode.close.rawValue
+            let ends = kind == .end || isClose
+            guard held.count >= limit || ends else { return [] }
             defer { held = [] }
             return [.bytes(held)]
         case .reset:

@@ -118,6 +118,9 @@ package final class PlayerService: Sendable {
     package func deleteUser(_ userId: Int) -> [PlayerSession]? {
         guard let ended = accounts.remove(userId, endingSessionsAs: .expired(.kicked)) else { return nil }
         for session in ended { _ = announceExpiry(of: session, reason: .kicked) }
+        // Its stream goes with it: not listed, not kept (connections still ending keep it
+        // until they have ended).
+        userInfo.removeStream(of: userId)
         return ended
     }
 

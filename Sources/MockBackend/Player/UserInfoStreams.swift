@@ -30,6 +30,11 @@ final class UserInfoStreams: Sendable {
                 idleTimeout: settings.userInfoIdleTimeout > .zero ? settings.userInfoIdleTimeout : nil))
     }
 
+    /// Forgets the stream of a user that is gone.
+    func removeStream(of userId: Int) {
+        registry.remove(named: "userinfo/\(userId)")
+    }
+
     /// A session has begun: the events of its user's stream from now on are its own.
     func sessionBegan(_ session: PlayerSession) {
         stream(of: session.userId).openAudience(session.sessionId)

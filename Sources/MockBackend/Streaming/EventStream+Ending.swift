@@ -17,7 +17,7 @@ extension EventStream {
             return live
         }
         for subscriber in finishing {
-            subscriber.record.noteEnding(.finished)
+            subscriber.noteEnding(.finished)
             subscriber.sink.finish(.complete)
         }
     }
@@ -36,7 +36,7 @@ extension EventStream {
             return leaving
         }
         for subscriber in leaving {
-            subscriber.record.noteEnding(cause, overriding: true)
+            subscriber.noteEnding(cause, overriding: true)
             subscriber.sink.disconnect(mode)
         }
         return leaving.count
@@ -82,7 +82,7 @@ extension EventStream {
         }
         guard let ending else { return 0 }
         for subscriber in ending where subscriber.replayFrom == nil {
-            subscriber.record.noteEnding(cause)
+            subscriber.noteEnding(cause)
             subscriber.sink.finish(.complete)
         }
         return ending.count
@@ -102,7 +102,7 @@ extension EventStream {
             return idle
         }
         for subscriber in idle {
-            subscriber.record.noteEnding(.idle)
+            subscriber.noteEnding(.idle)
             subscriber.sink.finish(.complete)
         }
     }

@@ -48,7 +48,7 @@ extension EventStream {
                 // then the end, as its other connections got them.
                 sink.write([end.event])
                 record.noteWritten(id: end.event.wireID)
-                record.noteEnding(end.cause)
+                sink.nameEnd(record.noteEnding(end.cause).rawValue)
                 sink.finish(.complete)
                 return false
             }
@@ -138,12 +138,12 @@ extension EventStream {
             // Its audience's last event was in the replay: the end follows it.
             subscriber.phase = .ending
             state.subscribers[connection] = subscriber
-            subscriber.record.noteEnding(end.cause)
+            subscriber.noteEnding(end.cause)
             subscriber.sink.finish(.complete)
         } else if state.finished {
             subscriber.phase = .ending
             state.subscribers[connection] = subscriber
-            subscriber.record.noteEnding(.finished)
+            subscriber.noteEnding(.finished)
             subscriber.sink.finish(.complete)
         } else {
             subscriber.phase = .live

@@ -91,11 +91,15 @@ final class StreamConnectionRecord: Sendable {
     /// Notes why the stream is about to end the connection. The first cause noted wins,
     /// unless a later one is `overriding` (an admin's disconnect, which is what ends a
     /// connection that never took its clean end, a blackholed one).
-    func noteEnding(_ cause: StreamEndCause, overriding: Bool = false) {
+    /// Returns the cause that stands.
+    @discardableResult
+    func noteEnding(_ cause: StreamEndCause, overriding: Bool = false) -> StreamEndCause {
         state.withLock { state in
-            guard state.intendedEnd == nil || (overriding && !state.endIsFinal) else { return }
-            state.intendedEnd = cause
-            state.endIsFinal = overriding
+            if state.intendedEnd == nil || (overriding && !state.endIsFinal) {
+                state.intendedEnd = cause
+                state.endIsFinal = overriding
+            }
+            return state.intendedEnd ?? cause
         }
     }
 

@@ -1,3 +1,4 @@
+import MockBackendAPI
 import MockBackendHTTP
 
 extension StreamSink {
@@ -31,5 +32,13 @@ extension StreamSink {
         case .broken: abort(reset: false)
         case .reset: abort(reset: true)
         }
+    }
+}
+
+extension EventStream.Subscriber {
+    /// Notes why the stream ends this subscriber, in its journal record and on its sink,
+    /// so that the request log's line of its request says the same (`StreamSink.nameEnd`).
+    func noteEnding(_ cause: StreamEndCause, overriding: Bool = false) {
+        sink.nameEnd(record.noteEnding(cause, overriding: overriding).rawValue)
     }
 }

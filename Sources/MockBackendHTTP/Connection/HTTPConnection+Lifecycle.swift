@@ -91,7 +91,7 @@ extension HTTPConnection {
     func upgradedConnectionClosed(_ reason: StreamEndReason) {
         _ = machine.close(reason)
         timer.cancel()
-        if let flight = current { logEnd(of: flight, reason: reason) }
+        if let flight = current { logEnd(of: flight, as: upgraded?.writer.namedEnd ?? reason.description) }
         current = nil
         context.statistics.withLock { $0.openConnections -= 1 }
         context.onClosed(id)

@@ -5,12 +5,17 @@ extension HTTPConnection {
     /// from `completeCurrent` and from `close(reason:)` with the response in flight; both
     /// clear `current`, so no request is logged twice.
     func logEnd(of flight: ResponseInFlight, reason: StreamEndReason) {
+        logEnd(of: flight, as: flight.writer?.namedEnd ?? reason.description)
+    }
+
+    /// Logs the one line of a request whose end is named `word` (the stream journal's words).
+    func logEnd(of flight: ResponseInFlight, as word: String) {
         context.logger.info(
             "\(flight.request.method) \(flight.request.target) \(flight.status)",
             metadata: [
                 "connection": "\(id)",
                 "duration_ms": "\(Self.milliseconds(ContinuousClock.now - flight.startedAt))",
-                "end": "\(reason)",
+                "end": "\(word)",
             ])
     }
 

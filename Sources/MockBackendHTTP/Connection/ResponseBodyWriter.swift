@@ -1,21 +1,25 @@
 import Dispatch
 import MockBackendSupport
 
-/// Why a streamed response ended.
+/// Why a streamed response ended, as the connection knows it. Its words (`description`)
+/// are the stream journal's `endReason` words for the same ends, so the request log, the
+/// journal and the admin feed speak one vocabulary; a producer that ends its stream for a
+/// reason of its own names it (`StreamSink.nameEnd`), and the log line says that.
 public enum StreamEndReason: Sendable, Equatable, CustomStringConvertible {
-    /// The producer called `finish()`.
+    /// The producer called `finish()`: `finished`.
     case finished
-    /// The client closed the connection or it broke.
+    /// The client closed the connection or it broke: `client_closed`.
     case clientClosed
-    /// The client read so slowly that the unsent bytes passed the bound.
+    /// The client read so slowly that the unsent bytes passed the bound: `slow_reader`.
     case slowReader
-    /// The server is stopping.
+    /// The server is stopping: `server_stopping`.
     case serverStopping
-    /// The response's shaper ended the connection (a fault).
+    /// The response's shaper ended the connection (a fault): `fault`.
     case cut
-    /// The connection timed out or was closed for another reason.
+    /// The connection timed out or was closed for another reason: `connection_closed`.
     case connectionClosed
-    /// The server dropped the connection on purpose (`abort`), without ending the body.
+    /// The producer dropped the connection on purpose (`abort`), without ending the body:
+    /// `aborted`, unless the producer named why.
     case aborted
 
     public var description: String {
@@ -24,7 +28,7 @@ public enum StreamEndReason: Sendable, Equatable, CustomStringConvertible {
         case .clientClosed: "client_closed"
         case .slowReader: "slow_reader"
         case .serverStopping: "server_stopping"
-        case .cut: "cut"
+        case .cut: "fault"
         case .connectionClosed: "connection_closed"
         case .aborted: "aborted"
         }
@@ -46,6 +50,7 @@ public final class ResponseBodyWriter: StreamSink, @unchecked Sendable {
     private struct State {
         var endReason: StreamEndReason?
         var handlers: [@Sendable (StreamEndReason) -> Void] = []
+        var namedEnd: String?
     }
 
     /// Strong while the stream lives (see above): a write skips a weak load per connection.
@@ -121,6 +126,13 @@ public final class ResponseBodyWriter: StreamSink, @unchecked Sendable {
     public func onEnd(_ handler: @escaping @Sendable (StreamEndReason) -> Void) {
         onClose(handler)
     }
+
+    public func nameEnd(_ word: String) {
+        state.withLock { $0.namedEnd = word }
+    }
+
+    /// The word the producer gave for the end (`nameEnd`), if it gave one.
+    public var namedEnd: String? { state.withLock { $0.namedEnd } }
 
     /// Whether the stream has ended.
     public var isClosed: Bool { state.withLock { $0.endReason != nil } }

@@ -66,6 +66,10 @@ public protocol StreamSink: AnyObject, Sendable {
         toAtMost threshold: Int, progress: @escaping @Sendable () -> Void, _ body: @escaping @Sendable () -> Void)
     /// Runs `handler` once when the sink has ended, with why, or at once if it has.
     func onEnd(_ handler: @escaping @Sendable (StreamEndReason) -> Void)
+    /// Names why the producer is about to end the sink, in the words of the stream
+    /// journal's `endReason` (`admin`, `session_expired`, …): the log line of its request
+    /// then says that rather than the transport's reason. The last name given counts.
+    func nameEnd(_ word: String)
 }
 
 extension StreamSink {

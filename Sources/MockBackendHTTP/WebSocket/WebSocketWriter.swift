@@ -30,6 +30,8 @@ public final class WebSocketWriter: @unchecked Sendable {
         var binaryHandler: (@Sendable ([UInt8]) -> Void)?
         /// The thread running a message handler, while it does (on the connection's loop).
         var deliveringThread: pthread_t?
+        /// Why the application ends the connection, in the stream journal's words.
+        var namedEnd: String?
     }
 
     /// Strong while the connection lives (see above).
@@ -144,6 +146,14 @@ public final class WebSocketWriter: @unchecked Sendable {
         guard let connection else { return body() }
         connection.whenDrained(toAtMost: threshold, progress: progress, body)
     }
+
+    /// Names why the application is about to end the connection (`StreamSink.nameEnd`).
+    public func nameEnd(_ word: String) {
+        state.withLock { $0.namedEnd = word }
+    }
+
+    /// The word the application gave for the end, if it gave one.
+    public var namedEnd: String? { state.withLock { $0.namedEnd } }
 
     /// Whether the connection has ended (`onClose` handlers have run).
     public var isClosed: Bool { state.withLock { $0.closeEvent != nil } }

@@ -77,9 +77,9 @@ struct FaultDeliveryMarkTests {
             return Self.trace(segments)
         }
         #expect(shaped(.latency(milliseconds: 1), messages: 2) == "| b | b +1 | b | b +1 | b")
-        // Held with the pings, then let go together: both messages at once.
-        let held = message.count * 2 + ping.count + head.count
-        #expect(shaped(.buffer(bytes: held), messages: 2) == "b +2")
+        // The handshake at once; the messages held with the pings, then let go together.
+        let held = message.count * 2 + ping.count
+        #expect(shaped(.buffer(bytes: held), messages: 2) == "b b +2")
         // Three bytes of the frame, then the end: not a message.
         #expect(shaped(.dropAfterBytes(3, reset: false), messages: 1) == "b b x")
         #expect(shaped(.mute(milliseconds: nil), messages: 2) == "b -1 b -1 b")

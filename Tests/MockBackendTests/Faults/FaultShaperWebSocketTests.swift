@@ -58,4 +58,16 @@ struct FaultShaperWebSocketTests {
         #expect(segments[2] == .bytes(Array(Self.message(2).prefix(3))))
         #expect(segments.last == .close(reset: false))
     }
+
+    /// The handshake goes at once; messages and pings are held; the close frame is the
+    /// end, and lets everything go with it.
+    @Test func bufferPassesTheHandshakeAndLetsGoAtTheClose() {
+        var shaper = FaultShaper(.buffer(bytes: 1 << 20), webSocket: true)
+        #expect(shaper.shape(Self.head, kind: .head).sent == [.bytes(Self.head)])
+        #expect(shaper.shape(Self.message(1), kind: .message).sent.isEmpty)
+        #expect(shaper.shape(Self.ping, kind: .control).sent.isEmpty)
+        let close = WebSocketFrameEncoder.close(WebSocketClosePayload(code: .normalClosure))
+        #expect(
+            shaper.shape(close, kind: .control).sent == [.bytes(Self.message(1) + Self.ping + close)])
+    }
 }

@@ -239,6 +239,27 @@ struct ProgressWebSocketTests {
         }
     }
 
+    /// A buffering proxy passes the handshake, holds the messages, and lets everything go at
+    /// the end: the close frame is the end, so the last messages and the close 1000 arrive,
+    /// even when the whole job is smaller than what it holds.
+    @Test func bufferLetsTheMessagesAndTheCloseGoAtTheEnd() async throws {
+        try await withRunningServer(Self.manual()) { server in
+            let job = try await startJob(server, rows: 20)
+            try await addFault(server, .buffer(bytes: 1 << 20))
+            let client = try await RawWebSocketClient.connect(port: server.port, path: "/ws/progress?jobId=\(job)")
+            #expect(client.handshake?.status == 101)
+            try await advance(server, ms: 200)
+            #expect(await client.readUntilClosed(timeout: .milliseconds(300)).end == .stillOpen)
+            try await server.admin.imports.complete(job)
+            let received = try await messages(client, until: "complete")
+            #expect(received.first?["type"] as? String == "started")
+            let close = try await client.readFrameSkippingPings()
+            #expect(close.closeCode == 1000)
+            try client.send(.close(code: 1000))
+            #expect(await client.readUntilClosed().end == .fin)
+        }
+    }
+
     @Test func blackholeSendsNothingMoreAndNeverCloses() async throws {
         try await withRunningServer(Self.manual()) { server in
             let job = try await startJob(server, rows: 50)

@@ -111,3 +111,20 @@ struct UserAdminTests {
         #expect(ended.prefix(7).allSatisfy { accounts.session($0) == nil })
     }
 }
+
+/// A deleted user's stream goes with it.
+@Suite("Deleted users")
+struct DeletedUserStreamTests {
+    @Test func aDeletedUsersStreamEndsKickedAndIsNoLongerListed() async throws {
+        try await withInMemoryApp { server in
+            let user = try await server.admin.users.create(NewUser(username: "gone", password: "pw"))
+            let login = try await server.api.login(username: "gone", password: "pw")
+            let stream = try await openUserInfo(server, session: login.sessionId, userId: user.userId)
+            #expect(try await server.admin.streams.list().contains { $0.name == "userinfo/\(user.userId)" })
+            _ = try await server.admin.users.delete(user.userId)
+            let response = try await stream.readResponse()
+            #expect(response.text.contains(#""exitReason":"Kicked""#))
+            #expect(try await !server.admin.streams.list().contains { $0.name == "userinfo/\(user.userId)" })
+        }
+    }
+}
