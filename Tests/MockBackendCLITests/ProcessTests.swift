@@ -44,8 +44,10 @@ final class ServerProcess: Sendable {
     var text: String { (try? String(contentsOf: outputFile, encoding: .utf8)) ?? "" }
 
     /// Waits for the startup line and returns the port it names.
-    func waitForListening(timeout: Duration = .seconds(10)) async throws -> Int {
-        let deadline = ContinuousClock.now + timeout
+    func waitForListening(timeout: Duration = .seconds(30)) async throws -> Int {
+        // A start takes milliseconds; a whole suite starting at once on two cores can hold
+        // the new process back for seconds.
+        let deadline = ContinuousClock.now + TestTiming.scaled(timeout)
         while ContinuousClock.now < deadline {
             let output = text
             if let range = output.range(

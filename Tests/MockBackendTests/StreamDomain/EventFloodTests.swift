@@ -11,8 +11,8 @@ import Testing
 /// after the patience, and loses nothing for it.
 @Suite("Floods at the readers' pace")
 struct EventFloodTests {
-    static let bound = 64 * 1024
-    static let payload = String(repeating: "p", count: 2000)
+    static let bound = 16 * 1024
+    static let payload = String(repeating: "p", count: 500)
 
     /// A flood of `count` copies of the payload on `bench`'s stream; its completion is kept.
     static func flood(_ bench: StreamBench, count: Int, patience: Duration = .seconds(2))
@@ -42,23 +42,23 @@ struct EventFloodTests {
         let reader = RecordingSink(
             connectionID: 1, executor: bench.executor, holding: true, maxUnsentBytes: Self.bound)
         bench.subscribe(reader)
-        let finished = Self.flood(bench, count: 2000)
+        let finished = Self.flood(bench, count: 1000)
         var largestBacklog = 0
         var rounds = 0
         while finished.current == nil, rounds < 100_000 {
             rounds += 1
             largestBacklog = max(largestBacklog, reader.unsentBytes)
-            reader.take(4096)
+            reader.take(1024)
             bench.run()
         }
         // Never past the bound: the reader that keeps reading is never dropped.
         #expect(largestBacklog <= Self.bound)
         #expect(reader.endReason == nil)
         reader.take(.max)
-        #expect(reader.events.map(\.id) == (1...2000).map(String.init))
-        #expect(finished.current??.wireID == "2000")
+        #expect(reader.events.map(\.id) == (1...1000).map(String.init))
+        #expect(finished.current??.wireID == "1000")
         let record = bench.record(of: reader)
-        #expect(record?.deliveredCount == 2000)
+        #expect(record?.deliveredCount == 1000)
         #expect(record?.deliveredIds == (1...200).map(String.init))
     }
 
@@ -67,34 +67,34 @@ struct EventFloodTests {
     /// keeps reading gets every event. The stalled one, resuming from its last id, misses
     /// nothing.
     @Test func aStalledReaderIsLeftBehindDroppedAtTheBoundAndLosesNothing() {
-        let bench = StreamBench(retention: 4000)
+        let bench = StreamBench(retention: 2000)
         let stalled = RecordingSink(
             connectionID: 1, executor: bench.executor, holding: true, maxUnsentBytes: Self.bound)
         let reader = RecordingSink(
             connectionID: 2, executor: bench.executor, holding: true, maxUnsentBytes: Self.bound)
         bench.subscribe(stalled, client: "stalled")
         bench.subscribe(reader, client: "reader")
-        let finished = Self.flood(bench, count: 4000)
+        let finished = Self.flood(bench, count: 2000)
         var rounds = 0
         while finished.current == nil, rounds < 100_000 {
             rounds += 1
-            reader.take(16 * 1024)
+            reader.take(4 * 1024)
             bench.run()
             // The stalled reader took nothing: after the patience it is no longer waited for.
             if bench.executor.pendingCount == 0, reader.unsentBytes == 0 { bench.executor.advance(by: .seconds(2)) }
         }
         reader.take(.max)
-        #expect(reader.events.map(\.id) == (1...4000).map(String.init))
+        #expect(reader.events.map(\.id) == (1...2000).map(String.init))
         #expect(reader.endReason == nil)
         #expect(stalled.endReason == .slowReader)
         #expect(bench.record(of: stalled)?.endReason == "slow_reader")
         // What it read before the drop, then a resume from there: every event, once.
         stalled.take(.max)
         let lastID = stalled.events.last?.id
-        #expect(stalled.events.count < 4000)
+        #expect(stalled.events.count < 2000)
         let resumed = bench.subscribe(lastEventID: lastID, holding: true, client: "stalled")
-        Self.read([resumed], slice: 32 * 1024, until: { resumed.unsentBytes == 0 }, bench: bench)
-        #expect((stalled.events + resumed.events).map(\.id) == (1...4000).map(String.init))
+        Self.read([resumed], slice: 8 * 1024, until: { resumed.unsentBytes == 0 }, bench: bench)
+        #expect((stalled.events + resumed.events).map(\.id) == (1...2000).map(String.init))
     }
 
     @Test func aFloodWithoutSubscribersIsLoggedAtOnce() {

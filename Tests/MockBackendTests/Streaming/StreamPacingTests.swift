@@ -24,16 +24,16 @@ struct StreamPacingTests {
             #expect(await eventually { stream.subscriberCount == 1 })
             let payload = String(repeating: "p", count: 2000)
             let admin = try postRequest(
-                server, "/__admin/streams/channels/paced/events", #"{"data":"\#(payload)","count":2000}"#)
-            try await reader.read(until: "2000", timeout: .seconds(60))
-            #expect(reader.ids == (1...2000).map(String.init))
+                server, "/__admin/streams/channels/paced/events", #"{"data":"\#(payload)","count":600}"#)
+            try await reader.read(until: "600", timeout: .seconds(60))
+            #expect(reader.ids == (1...600).map(String.init))
             let answer = try await admin.readResponse(timeout: .seconds(30))
             #expect(answer.status == 200)
-            #expect(answer.text.contains(#""id":"2000""#))
+            #expect(answer.text.contains(#""id":"600""#))
             #expect(answer.text.contains(#""delivered":1"#))
             let record = try #require(server.app.streams.journal.snapshots(stream: "channels/paced").first)
             #expect(record.endReason == nil)
-            #expect(record.deliveredCount == 2000)
+            #expect(record.deliveredCount == 600)
             #expect(record.deliveredIds == (1...StreamConnectionRecordLimit.ids).map(String.init))
         }
     }
@@ -44,7 +44,7 @@ struct StreamPacingTests {
         try await withRunningServer { server in
             let stream = server.app.streams.stream(named: "channels/busy", settings: .init(retention: 5000))
             let publisher = Thread {
-                for index in 1...3000 {
+                for index in 1...1500 {
                     stream.publish(ServerSentEvent(data: "event \(index)"))
                     if index % 100 == 0 { usleep(2000) }
                 }
@@ -56,8 +56,8 @@ struct StreamPacingTests {
                 try await Task.sleep(for: .milliseconds(5))
             }
             for reader in readers {
-                try await reader.read(until: "3000")
-                #expect(reader.ids == (1...3000).map(String.init))
+                try await reader.read(until: "1500")
+                #expect(reader.ids == (1...1500).map(String.init))
             }
         }
     }
