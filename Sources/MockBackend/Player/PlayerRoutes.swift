@@ -65,7 +65,7 @@ struct PlayerRoutes {
             throw PlayerFailure.badRequest(RequestBody.describe(error))
         }
         guard let session = player.login(credentials.username, password: credentials.password) else {
-            throw PlayerFailure.forbidden("Invalid username or password")
+            throw PlayerFailure.invalidCredentials
         }
         var response = try HTTPResponse.json(
             PlayerLoginResponse(sessionId: session.sessionId, id: session.id, userId: session.userId))
