@@ -65,10 +65,6 @@ struct PlayerRoutesTests {
             (#"{"username":"demo"}"#, "application/json", 400, "Field 'password' is required."),
             (#"{"password":"demo1234"}"#, "application/json", 400, "Field 'username' is required."),
             (#"{"username":7,"password":"demo1234"}"#, "application/json", 400, "Field 'username' must be a string."),
-            (
-                #"username=demo&password=demo1234"#, "application/x-www-form-urlencoded", 415,
-                "Content-Type must be application/json"
-            ),
         ])
     func loginRefuses(body: String, contentType: String, status: Int, message: String) async throws {
         try await withRunningServer { server in
