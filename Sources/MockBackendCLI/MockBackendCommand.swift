@@ -109,6 +109,13 @@ struct MockBackendCommand: ParsableCommand {
 
     @Option(
         help: .withVariable(
+            "workflow-iterations",
+            "Iterations of the scenario's workflow sessions before loop.completed; 0 runs them until completed through the admin API. Default: the scenario's (the built-in s1 runs until completed)."
+        ))
+    var workflowIterations: Int?
+
+    @Option(
+        help: .withVariable(
             "scenario", "A scenario file (JSON): users, workflow sessions and rates; see the README. Default: built in."
         ))
     var scenario: String?
@@ -129,7 +136,7 @@ struct MockBackendCommand: ParsableCommand {
     @Option(
         help: .withVariable(
             "admin-token",
-            "Token every /__admin route but /__admin/health asks for (Authorization: Bearer; ?access_token= on /__admin/events); the dashboard asks for it. Default: none, the admin API is open."
+            "Token every /__admin route but /__admin/health and /__admin/tls/cert.pem asks for (Authorization: Bearer; ?access_token= on /__admin/events); the dashboard asks for it. Default: none, the admin API is open."
         )
     )
     var adminToken: String?

@@ -143,8 +143,10 @@ struct WorkflowRoutesTests {
     /// With `--seed` the tools picked repeat from run to run.
     @Test func seededSessionsRepeat() async throws {
         var runs: [[String]] = []
+        var configuration = Self.manual()
+        configuration.scenario = configuration.scenario.withWorkflowIterations(12)
         for _ in 0..<2 {
-            let topics = try await withRunningServer(Self.manual()) { server -> [String] in
+            let topics = try await withRunningServer(configuration) { server -> [String] in
                 try await advance(server, ms: 200_000)
                 let response = try await server.connect().get("/api/sessions/s1/events", headers: bearerLine)
                 return try workflowEvents(response.body).map { "\($0.data.topic) \($0.data.payload.text)" }
