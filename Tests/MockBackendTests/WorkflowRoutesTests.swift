@@ -90,7 +90,7 @@ struct WorkflowRoutesTests {
         try await withRunningServer(Self.manual()) { server in
             try await Self.createShortSession(server)
             let stream = try openEvents(server, "w1")
-            try await stream.receive(untilContains: "retry: 5000\n\n")
+            try await stream.receive(untilContains: "retry: 5000\n")
             try await stream.receive(untilContains: "iteration.started")
             try await advance(server, ms: 1000)
             try await stream.receive(untilContains: "tool.called")
