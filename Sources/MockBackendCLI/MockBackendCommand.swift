@@ -203,14 +203,27 @@ struct MockBackendCommand: ParsableCommand {
     func run() throws {
         let level = logLevel
         let format = logFormat
+        // Log lines go through a bounded queue with a writer thread of its own, so a reader
+        // of standard output that stops reading never stops the server (lines are dropped
+        // and counted instead).
+        guard let lines = LogLineQueue(fileDescriptor: STDOUT_FILENO) else {
+            Self.exit(withError: ValidationError("cannot start the thread that writes the log"))
+        }
         LoggingSystem.bootstrap { label in
             var handler: any LogHandler =
-                format == .json ? JSONLogHandler(label: label) : StreamLogHandler.standardOutput(label: label)
+                format == .json
+                ? JSONLogHandler(label: label, lines: lines)
+                : StreamLogHandler(label: label, stream: QueuedLogStream(queue: lines))
             handler.logLevel = level
             return handler
         }
         let logger = Logger(label: "mockbackend")
+        lines.onCatchUp { dropped in
+            logger.warning(
+                "log lines dropped: standard output was not read fast enough", metadata: ["dropped": "\(dropped)"])
+        }
         var configuration = appConfiguration
+        configuration.droppedLogLines = { lines.droppedCount }
         do {
             configuration.tls = try tlsListener(logger: logger)
         } catch {
@@ -225,7 +238,7 @@ struct MockBackendCommand: ParsableCommand {
         } catch {
             Self.exit(withError: ValidationError("cannot listen on \(host):\(port): \(error)"))
         }
-        SignalHandling.stopOnTermination(app)
+        SignalHandling.stopOnTermination(app, output: lines)
         print(
             StartupBanner(
                 configuration: configuration, served: app.servedFiles, port: app.port ?? port, tlsPort: app.tlsPort,

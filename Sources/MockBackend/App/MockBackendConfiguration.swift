@@ -49,6 +49,10 @@ public struct MockBackendConfiguration: Sendable {
     public var ssePadding = 0
     /// An HTTPS listener beside the plain one (`--tls-port`); nil for none.
     public var tls: TLSListenerSettings?
+    /// How many log lines the process has dropped because nobody read its output, for
+    /// `GET /__admin/state` (`droppedLogLines`); set by the `mockbackend` executable, whose
+    /// log writer counts them. Nil: none are dropped (an app in a test logs where it likes).
+    package var droppedLogLines: (@Sendable () -> Int)?
 
     public init(
         http: HTTPServerConfiguration = HTTPServerConfiguration(),

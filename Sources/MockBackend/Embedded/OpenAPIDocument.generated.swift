@@ -9,7 +9,7 @@ extension EmbeddedResources {
     /// `openapi/openapi.yaml` as it is on disk: what a server started with `--admin-token` serves.
     static let openAPIFile =
         EmbeddedFile(
-            path: "openapi.yaml", etag: "\"2578f-a9fe9c00f053dc37\"",
+            path: "openapi.yaml", etag: "\"25951-f92697fca0dd5de2\"",
             base64: """
                 b3BlbmFwaTogMy4xLjAKaW5mbzoKICB0aXRsZTogbW9ja2JhY2tlbmQKICB2ZXJzaW9uOiAwLjEuMAogIGRlc2NyaXB0aW9uOiB8
                 CiAgICBBIG1vY2sgYmFja2VuZCBmb3IgU1NFLWhlYXZ5IGNsaWVudHMuIEVycm9ycyBhcmUgUkZDIDk0NTcgcHJvYmxlbSBkZXRh
@@ -323,16 +323,22 @@ extension EmbeddedResources {
                 bjogTm90aGluZyBhZnRlciB0aGUgTGFzdC1FdmVudC1JRCBvbiBhIGZpbmlzaGVkIHN0cmVhbS4gfQogICAgICAgICI0MDAiOiB7
                 ICRyZWY6ICIjL2NvbXBvbmVudHMvcmVzcG9uc2VzL1BsYXllckVycm9yIiB9CiAgICAgICAgIjQwMyI6IHsgJHJlZjogIiMvY29t
                 cG9uZW50cy9yZXNwb25zZXMvUGxheWVyRXJyb3IiIH0KICAvX19hZG1pbi9zdGF0ZToKICAgIGdldDoKICAgICAgb3BlcmF0aW9u
-                SWQ6IGFkbWluU3RhdGUKICAgICAgc3VtbWFyeTogVXNlcnMsIHNlc3Npb25zLCBzdHJlYW1zIGFuZCB0aGUgcmVxdWVzdCBjb3Vu
-                dC4KICAgICAgdGFnczogW2FkbWluXQogICAgICBzZWN1cml0eTogW3sgYWRtaW5CZWFyZXI6IFtdIH1dCiAgICAgIHJlc3BvbnNl
-                czoKICAgICAgICAiMjAwIjoKICAgICAgICAgIGRlc2NyaXB0aW9uOiBUaGUgc3RhdGUuCiAgICAgICAgICBjb250ZW50OgogICAg
-                ICAgICAgICBhcHBsaWNhdGlvbi9qc29uOgogICAgICAgICAgICAgIHNjaGVtYToKICAgICAgICAgICAgICAgIHR5cGU6IG9iamVj
-                dAogICAgICAgICAgICAgICAgcmVxdWlyZWQ6IFt1c2Vycywgc2Vzc2lvbnMsIHN0cmVhbXMsIHJlcXVlc3RDb3VudF0KICAgICAg
-                ICAgICAgICAgIHByb3BlcnRpZXM6CiAgICAgICAgICAgICAgICAgIHVzZXJzOiB7IHR5cGU6IGFycmF5LCBpdGVtczogeyAkcmVm
-                OiAiIy9jb21wb25lbnRzL3NjaGVtYXMvVXNlciIgfSB9CiAgICAgICAgICAgICAgICAgIHNlc3Npb25zOiB7IHR5cGU6IGFycmF5
-                LCBpdGVtczogeyAkcmVmOiAiIy9jb21wb25lbnRzL3NjaGVtYXMvU2Vzc2lvbiIgfSB9CiAgICAgICAgICAgICAgICAgIHN0cmVh
-                bXM6IHsgdHlwZTogYXJyYXksIGl0ZW1zOiB7ICRyZWY6ICIjL2NvbXBvbmVudHMvc2NoZW1hcy9TdHJlYW1TbmFwc2hvdCIgfSB9
-                CiAgICAgICAgICAgICAgICAgIHJlcXVlc3RDb3VudDogeyB0eXBlOiBpbnRlZ2VyIH0KICAgICAgICAiNDAxIjogeyAkcmVmOiAi
+                SWQ6IGFkbWluU3RhdGUKICAgICAgc3VtbWFyeTogVXNlcnMsIHNlc3Npb25zLCBzdHJlYW1zLCB0aGUgcmVxdWVzdCBjb3VudCBh
+                bmQgdGhlIGxvZyBsaW5lcyBkcm9wcGVkLgogICAgICB0YWdzOiBbYWRtaW5dCiAgICAgIHNlY3VyaXR5OiBbeyBhZG1pbkJlYXJl
+                cjogW10gfV0KICAgICAgcmVzcG9uc2VzOgogICAgICAgICIyMDAiOgogICAgICAgICAgZGVzY3JpcHRpb246IFRoZSBzdGF0ZS4K
+                ICAgICAgICAgIGNvbnRlbnQ6CiAgICAgICAgICAgIGFwcGxpY2F0aW9uL2pzb246CiAgICAgICAgICAgICAgc2NoZW1hOgogICAg
+                ICAgICAgICAgICAgdHlwZTogb2JqZWN0CiAgICAgICAgICAgICAgICByZXF1aXJlZDogW3VzZXJzLCBzZXNzaW9ucywgc3RyZWFt
+                cywgcmVxdWVzdENvdW50LCBkcm9wcGVkTG9nTGluZXNdCiAgICAgICAgICAgICAgICBwcm9wZXJ0aWVzOgogICAgICAgICAgICAg
+                ICAgICB1c2VyczogeyB0eXBlOiBhcnJheSwgaXRlbXM6IHsgJHJlZjogIiMvY29tcG9uZW50cy9zY2hlbWFzL1VzZXIiIH0gfQog
+                ICAgICAgICAgICAgICAgICBzZXNzaW9uczogeyB0eXBlOiBhcnJheSwgaXRlbXM6IHsgJHJlZjogIiMvY29tcG9uZW50cy9zY2hl
+                bWFzL1Nlc3Npb24iIH0gfQogICAgICAgICAgICAgICAgICBzdHJlYW1zOiB7IHR5cGU6IGFycmF5LCBpdGVtczogeyAkcmVmOiAi
+                Iy9jb21wb25lbnRzL3NjaGVtYXMvU3RyZWFtU25hcHNob3QiIH0gfQogICAgICAgICAgICAgICAgICByZXF1ZXN0Q291bnQ6IHsg
+                dHlwZTogaW50ZWdlciB9CiAgICAgICAgICAgICAgICAgIGRyb3BwZWRMb2dMaW5lczoKICAgICAgICAgICAgICAgICAgICB0eXBl
+                OiBpbnRlZ2VyCiAgICAgICAgICAgICAgICAgICAgbWluaW11bTogMAogICAgICAgICAgICAgICAgICAgIGRlc2NyaXB0aW9uOiA+
+                LQogICAgICAgICAgICAgICAgICAgICAgTG9nIGxpbmVzIGRyb3BwZWQgc2luY2Ugc3RhcnQgYmVjYXVzZSBzdGFuZGFyZCBvdXRw
+                dXQgd2FzIG5vdCByZWFkIGZhc3QKICAgICAgICAgICAgICAgICAgICAgIGVub3VnaDogbGluZXMgd2FpdCBpbiBhIGJvdW5kZWQg
+                cXVldWUgZm9yIGEgd3JpdGVyIHRocmVhZCwgYW5kIGxvZ2dpbmcKICAgICAgICAgICAgICAgICAgICAgIG5ldmVyIGhvbGRzIHVw
+                IHNlcnZpbmcgKDAgZm9yIGFuIGFwcCBzdGFydGVkIGluIGEgdGVzdCBwcm9jZXNzKS4KICAgICAgICAiNDAxIjogeyAkcmVmOiAi
                 Iy9jb21wb25lbnRzL3Jlc3BvbnNlcy9BZG1pblVuYXV0aG9yaXplZCIgfQogIC9fX2FkbWluL3Jlc2V0OgogICAgcG9zdDoKICAg
                 ICAgb3BlcmF0aW9uSWQ6IGFkbWluUmVzZXQKICAgICAgc3VtbWFyeTogQmFjayB0byB0aGUgc2NlbmFyaW87IHNlc3Npb25zLCBz
                 dHJlYW1zIGFuZCBqb3VybmFscyBjbGVhcmVkLgogICAgICB0YWdzOiBbYWRtaW5dCiAgICAgIHNlY3VyaXR5OiBbeyBhZG1pbkJl
