@@ -11,7 +11,8 @@ enum EnvironmentOptions {
         "host", "port", "public-dir", "openapi-file", "log-level", "log-format", "max-connections", "heartbeat",
         "sse-padding", "session-ttl", "userinfo-idle-timeout", "ws-ping-interval", "balance-update-variants", "clock",
         "readiness",
-        "speed", "seed", "generation-seconds", "scenario", "mappings", "api-key", "admin-token", "tls-port",
+        "speed", "seed", "generation-seconds", "workflow-iterations", "scenario", "mappings", "api-key", "admin-token",
+        "tls-port",
         "tls-cert", "tls-key", "tls-cert-out",
     ]
 

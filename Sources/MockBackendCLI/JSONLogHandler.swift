@@ -1,7 +1,6 @@
 import Logging
 import MockBackend
 import MockBackendHTTP
-import MockBackendSupport
 
 #if canImport(FoundationEssentials)
 import FoundationEssentials
@@ -9,22 +8,18 @@ import FoundationEssentials
 import Foundation
 #endif
 
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
-
-/// Writes one JSON object per line to standard output: `ts`, `level`, `label`, `message`,
-/// and the metadata as string fields. For log collectors that parse lines.
+/// Writes one JSON object per line to standard output, through the log line queue: `ts`,
+/// `level`, `label`, `message`, and the metadata as string fields. For log collectors that
+/// parse lines.
 struct JSONLogHandler: LogHandler {
     var logLevel: Logger.Level = .info
     var metadata: Logger.Metadata = [:]
     private let label: String
-    private static let lock = LockedValue(())
+    private let lines: LogLineQueue
 
-    init(label: String) {
+    init(label: String, lines: LogLineQueue) {
         self.label = label
+        self.lines = lines
     }
 
     subscript(metadataKey key: String) -> Logger.Metadata.Value? {
@@ -43,9 +38,7 @@ struct JSONLogHandler: LogHandler {
             fields[key] = "\(value)"
         }
         guard let data = try? JSONCoding.encoder.encode(fields) else { return }
-        Self.lock.withLock { _ in
-            // One write(2) per line, so lines from several threads never interleave.
-            _ = (data + Data([0x0A])).withUnsafeBytes { write(1, $0.baseAddress, $0.count) }
-        }
+        // One queued line each: lines from several threads never interleave.
+        lines.enqueue(Array(data) + [0x0A])
     }
 }

@@ -44,6 +44,9 @@ extension MockBackendCommand {
         if let generationSeconds, !(generationSeconds > 0 && generationSeconds <= 86_400) {
             throw ValidationError("--generation-seconds must be above 0 and at most 86400, not \(generationSeconds).")
         }
+        if let workflowIterations, !(0...1_000_000).contains(workflowIterations) {
+            throw ValidationError("--workflow-iterations must be from 0 to 1000000, not \(workflowIterations).")
+        }
         if let scenario {
             do {
                 _ = try ScenarioFile.load(path: scenario)
@@ -91,6 +94,10 @@ extension MockBackendCommand {
         }
         if let scenario, let loaded = try? ScenarioFile.load(path: scenario) {
             configuration.scenario = loaded
+        }
+        if let workflowIterations {
+            configuration.scenario = configuration.scenario.withWorkflowIterations(
+                workflowIterations == 0 ? nil : workflowIterations)
         }
         configuration.mappingsDirectory = mappings
         configuration.http.compression.compressesEventStreams = sseGzip

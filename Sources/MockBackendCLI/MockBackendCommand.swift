@@ -109,6 +109,13 @@ struct MockBackendCommand: ParsableCommand {
 
     @Option(
         help: .withVariable(
+            "workflow-iterations",
+            "Iterations of the scenario's workflow sessions before loop.completed; 0 runs them until completed through the admin API. Default: the scenario's (the built-in s1 runs until completed)."
+        ))
+    var workflowIterations: Int?
+
+    @Option(
+        help: .withVariable(
             "scenario", "A scenario file (JSON): users, workflow sessions and rates; see the README. Default: built in."
         ))
     var scenario: String?
@@ -129,7 +136,7 @@ struct MockBackendCommand: ParsableCommand {
     @Option(
         help: .withVariable(
             "admin-token",
-            "Token every /__admin route but /__admin/health asks for (Authorization: Bearer; ?access_token= on /__admin/events); the dashboard asks for it. Default: none, the admin API is open."
+            "Token every /__admin route but /__admin/health and /__admin/tls/cert.pem asks for (Authorization: Bearer; ?access_token= on /__admin/events); the dashboard asks for it. Default: none, the admin API is open."
         )
     )
     var adminToken: String?
@@ -196,14 +203,27 @@ struct MockBackendCommand: ParsableCommand {
     func run() throws {
         let level = logLevel
         let format = logFormat
+        // Log lines go through a bounded queue with a writer thread of its own, so a reader
+        // of standard output that stops reading never stops the server (lines are dropped
+        // and counted instead).
+        guard let lines = LogLineQueue(fileDescriptor: STDOUT_FILENO) else {
+            Self.exit(withError: ValidationError("cannot start the thread that writes the log"))
+        }
         LoggingSystem.bootstrap { label in
             var handler: any LogHandler =
-                format == .json ? JSONLogHandler(label: label) : StreamLogHandler.standardOutput(label: label)
+                format == .json
+                ? JSONLogHandler(label: label, lines: lines)
+                : StreamLogHandler(label: label, stream: QueuedLogStream(queue: lines))
             handler.logLevel = level
             return handler
         }
         let logger = Logger(label: "mockbackend")
+        lines.onCatchUp { dropped in
+            logger.warning(
+                "log lines dropped: standard output was not read fast enough", metadata: ["dropped": "\(dropped)"])
+        }
         var configuration = appConfiguration
+        configuration.droppedLogLines = { lines.droppedCount }
         do {
             configuration.tls = try tlsListener(logger: logger)
         } catch {
@@ -218,7 +238,7 @@ struct MockBackendCommand: ParsableCommand {
         } catch {
             Self.exit(withError: ValidationError("cannot listen on \(host):\(port): \(error)"))
         }
-        SignalHandling.stopOnTermination(app)
+        SignalHandling.stopOnTermination(app, output: lines)
         print(
             StartupBanner(
                 configuration: configuration, served: app.servedFiles, port: app.port ?? port, tlsPort: app.tlsPort,

@@ -279,7 +279,7 @@ struct JobTrackerTests {
     }
 
     /// The stream is unreachable: after the last reconnection try the tracker polls, and the
-    /// failure reaches it there. (The import status carries no reason.)
+    /// failure reaches it there, with the reason the status carries.
     @Test func anImportFailedByTheAdminIsReportedByPolling() async throws {
         try await withRunningServer(manualServerConfiguration()) { server in
             let jobId = try await uploadImport(server, rows: 100)
@@ -293,7 +293,9 @@ struct JobTrackerTests {
             tracker.start()
             #expect(await eventually { tracker.phase == .polling && followed.statuses.count >= 2 })
             try await server.admin.imports.fail(jobId)
-            #expect(try await tracker.outcome == .failed(.unspecified))
+            #expect(
+                try await tracker.outcome
+                    == .failed(JobFailure(code: "IMPORT_FAILED", message: "The import failed (admin).")))
             #expect(await eventually { followed.ended.current })
             #expect(followed.statuses.last?.status == .error)
             #expect(followed.events.isEmpty)
@@ -393,7 +395,11 @@ struct GenerationTrackerTests {
             #expect(await eventually { server.app.streams.journal.snapshots(stream: "generations/\(id)").count == 1 })
             for _ in 0..<10 { try await advance(server, ms: 1000) }
             let outcome = try await tracker.outcome
-            #expect(outcome == .completed(GenerationSummary(imageUrl: "/api/generations/\(id)/image.png")))
+            guard case .completed(let summary) = outcome else {
+                Issue.record("expected completed, got \(outcome)")
+                return
+            }
+            #expect(summary.imageUrl?.hasPrefix("/api/generations/\(id)/image.png?signature=") == true)
             #expect(await eventually { followed.ended.current })
             let fractions = followed.events.compactMap { GenerationJobKind.progress(of: $0)?.fraction }
             #expect(fractions.first == 0.1)
@@ -431,7 +437,8 @@ struct GenerationTrackerTests {
             for id in [streamedId, polledId] {
                 try await server.admin.generations.fail(id, message: "GPU out of memory")
             }
-            let expected = JobOutcome<GenerationSummary>.failed(JobFailure(message: "GPU out of memory"))
+            let expected = JobOutcome<GenerationSummary>.failed(
+                JobFailure(code: "GENERATION_FAILED", message: "GPU out of memory"))
             #expect(try await streamed.outcome == expected)
             #expect(try await polled.outcome == expected)
         }
@@ -449,9 +456,10 @@ struct GenerationTrackerTests {
             tracker.start()
             #expect(await eventually { followed.statuses.count >= 3 })
             try await server.admin.generations.complete(id)
-            #expect(
-                try await tracker.outcome == .completed(GenerationSummary(imageUrl: "/api/generations/\(id)/image.png"))
-            )
+            let status = try await server.request(
+                "GET", "/api/generations/\(id)", headers: ["Authorization": "Bearer \(token)"])
+            let imageUrl = try JSONDecoder().decode(GenerationStatus.self, from: Data(status.body)).imageUrl
+            #expect(try await tracker.outcome == .completed(GenerationSummary(imageUrl: imageUrl)))
             #expect(await eventually { followed.ended.current })
             let sleeps = clock.sleeps
             #expect(Array(sleeps.prefix(5)) == [.seconds(1), .seconds(2), .seconds(4), .seconds(8), .seconds(8)])

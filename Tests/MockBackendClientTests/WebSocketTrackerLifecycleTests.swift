@@ -38,7 +38,7 @@ struct WebSocketTrackerLifecycleTests {
             #expect(try await V1.statusReads(server, streamed) == 0)
 
             let byPolling = try await V1.finishByPolling(server, polled, pollingTracker, clock: clock)
-            #expect(byPolling == .failed(.unspecified))  // the status carries no reason
+            #expect(byPolling == onTheSocket)  // the status carries the reason too
             let status = try JSONDecoder().decode(
                 ImportStatus.self,
                 from: Data(try await server.request("GET", "/" + ImportPaths.status(jobId: polled)).body))

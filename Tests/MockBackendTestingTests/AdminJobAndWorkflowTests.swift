@@ -53,7 +53,7 @@ struct AdminJobAndWorkflowTests {
                 ])
             let completed = try await server.admin.generations.complete(first)
             #expect(completed.status == .completed)
-            #expect(completed.imageUrl == "/api/generations/\(first)/image.png")
+            #expect(completed.imageUrl?.hasPrefix("/api/generations/\(first)/image.png?signature=") == true)
             let failed = try await server.admin.generations.fail(second, message: "GPU on fire")
             #expect(failed.status == .failed && failed.error == "GPU on fire")
         }

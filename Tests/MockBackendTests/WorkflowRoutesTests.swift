@@ -90,7 +90,7 @@ struct WorkflowRoutesTests {
         try await withInMemoryApp(Self.manual()) { server in
             try await Self.createShortSession(server)
             let stream = try await openEvents(server, "w1")
-            try await stream.receive(untilContains: "retry: 5000\n\n")
+            try await stream.receive(untilContains: "retry: 5000\n")
             try await stream.receive(untilContains: "iteration.started")
             try await advance(server, ms: 1000)
             try await stream.receive(untilContains: "tool.called")
@@ -143,8 +143,10 @@ struct WorkflowRoutesTests {
     /// With `--seed` the tools picked repeat from run to run.
     @Test func seededSessionsRepeat() async throws {
         var runs: [[String]] = []
+        var configuration = Self.manual()
+        configuration.scenario = configuration.scenario.withWorkflowIterations(12)
         for _ in 0..<2 {
-            let topics = try await withInMemoryApp(Self.manual()) { server -> [String] in
+            let topics = try await withInMemoryApp(configuration) { server -> [String] in
                 try await advance(server, ms: 200_000)
                 let response = try await server.get("/api/sessions/s1/events", headers: bearerLine)
                 return try workflowEvents(response.body).map { "\($0.data.topic) \($0.data.payload.text)" }

@@ -13,17 +13,20 @@ struct AdminStateRoutes {
     var faults: FaultStore?
     /// Back to the `--mappings` files on reset, as WireMock's reset does.
     var stubs: StubStore?
+    /// Log lines dropped so far (`MockBackendConfiguration.droppedLogLines`).
+    var droppedLogLines: (@Sendable () -> Int)?
 
     func register(on admin: inout RouterGroup) {
-        let (player, streams, journal, imports, generations, workflows, scenario) = (
-            player, streams, journal, imports, generations, workflows, scenario
+        let (player, streams, journal, imports, generations, workflows, scenario, droppedLogLines) = (
+            player, streams, journal, imports, generations, workflows, scenario, droppedLogLines
         )
         admin.get("/state") { _ in
             try .json(
                 AdminState(
                     users: player.accounts.users,
                     sessions: player.accounts.sessions.map(AdminSession.init), streams: streams.all.map(\.snapshot),
-                    requestCount: journal.count(matching: RequestMatcher())))
+                    requestCount: journal.count(matching: RequestMatcher()),
+                    droppedLogLines: droppedLogLines?() ?? 0))
         }
         admin.post("/reset") { _ in
             player.reset(users: scenario.users)

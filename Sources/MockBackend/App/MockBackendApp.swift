@@ -138,7 +138,8 @@ public final class MockBackendApp: Sendable {
             AdminUserRoutes(player: player).register(on: &admin)
             AdminStateRoutes(
                 player: player, streams: streams, journal: requests, imports: imports, generations: generations,
-                workflows: workflows, scenario: configuration.scenario, faults: faults, stubs: stubs
+                workflows: workflows, scenario: configuration.scenario, faults: faults, stubs: stubs,
+                droppedLogLines: configuration.droppedLogLines
             )
             .register(on: &admin)
             AdminRequestRoutes(journal: requests).register(on: &admin)

@@ -35,7 +35,7 @@ public struct MockBackendConfiguration: Sendable {
     /// The key of the workflow API (`Authorization: Bearer <key>` or `X-API-Key`, `--api-key`).
     /// Nil or empty: a key generated at start from `SecureToken`, printed in the startup block.
     public var workflowAPIKey: String?
-    /// The token every `/__admin` route but `/__admin/health` asks for (`Authorization: Bearer`,
+    /// The token every `/__admin` route but `/__admin/health` and `/__admin/tls/cert.pem` asks for (`Authorization: Bearer`,
     /// or `?access_token=` on `GET /__admin/events`; `--admin-token`). Nil or empty: the admin
     /// API is open.
     public var adminToken: String?
@@ -49,6 +49,10 @@ public struct MockBackendConfiguration: Sendable {
     public var ssePadding = 0
     /// An HTTPS listener beside the plain one (`--tls-port`); nil for none.
     public var tls: TLSListenerSettings?
+    /// How many log lines the process has dropped because nobody read its output, for
+    /// `GET /__admin/state` (`droppedLogLines`); set by the `mockbackend` executable, whose
+    /// log writer counts them. Nil: none are dropped (an app in a test logs where it likes).
+    package var droppedLogLines: (@Sendable () -> Int)?
 
     public init(
         http: HTTPServerConfiguration = HTTPServerConfiguration(),

@@ -33,9 +33,9 @@ struct FaultMiddleware: Sendable {
         switch fault {
         case .status(let status, let body, let retryAfter):
             return Self.statusResponse(status, body: body, retryAfter: retryAfter)
-        case .forbidden:
-            // The player API's own body, without expiring anything: "403 injection".
-            return PlayerFailure.forbidden("Session expired").response
+        case .forbidden(let status):
+            // The player API's own body, without expiring anything: "403 injection" (or 401).
+            return PlayerFailure.sessionExpired(status: status).response
         case .reset, .emptyResponse, .malformed:
             var response = HTTPResponse(status: 200)
             response.shaper = FaultShaper(fault)

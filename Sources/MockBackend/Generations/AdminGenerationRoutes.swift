@@ -18,7 +18,9 @@ struct AdminGenerationRoutes {
         admin.post("/generations/{id}/fail") { request in
             let generation = try GenerationRoutes.generation(request, generations, userId: nil)
             let body = try RequestBody.decode(GenerationFailRequest.self, from: request)
-            let failed = generations.fail(generation, message: body.message ?? "The generation failed (admin).")
+            let failed = generations.fail(
+                generation, code: body.code ?? "GENERATION_FAILED",
+                message: body.message ?? "The generation failed (admin).")
             return try Self.answer(failed, generation)
         }
         admin.post("/generations/{id}/complete") { request in

@@ -31,17 +31,6 @@ struct GenerationRoutes {
         var prompt: String
     }
 
-    /// A 1×1 transparent PNG: the image of every completed generation.
-    static let placeholderImage: [UInt8] = [
-        0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A, 0x00, 0x00, 0x00, 0x0D, 0x49, 0x48, 0x44, 0x52, 0x00, 0x00,
-        0x00,
-        0x01, 0x00, 0x00, 0x00, 0x01, 0x08, 0x06, 0x00, 0x00, 0x00, 0x1F, 0x15, 0xC4, 0x89, 0x00, 0x00, 0x00, 0x0D,
-        0x49,
-        0x44, 0x41, 0x54, 0x78, 0x9C, 0x63, 0x00, 0x01, 0x00, 0x00, 0x05, 0x00, 0x01, 0x0D, 0x0A, 0x2D, 0xB4, 0x00,
-        0x00,
-        0x00, 0x00, 0x49, 0x45, 0x4E, 0x44, 0xAE, 0x42, 0x60, 0x82,
-    ]
-
     func register(on router: inout Router) {
         let (generations, player, endpoint) = (generations, player, endpoint)
         let auth = BearerAuthentication(accounts: player.accounts)
@@ -64,17 +53,17 @@ struct GenerationRoutes {
             return try .json(TokenBalance(balance: user.tokens))
         }
         router.post("/api/generations") { request in
-            let user = try auth.authenticate(request)
+            let (user, session) = try auth.authenticateSession(request)
             let body = try RequestBody.decode(CreateRequest.self, from: request)
             guard !body.prompt.trimmingSpaces().isEmpty else {
                 throw ProblemDetails.badRequest("Field 'prompt' must not be empty.", code: "INVALID_BODY")
             }
-            let generation = try generations.start(prompt: body.prompt, userId: user.userId)
+            let generation = try generations.start(prompt: body.prompt, userId: user.userId, sessionId: session)
             return try .json(GenerationCreated(id: generation.id), status: 201)
         }
         router.get("/api/generations/{id}") { request in
-            let user = try auth.authenticate(request)
-            return try .json(try Self.generation(request, generations, userId: user.userId).snapshot)
+            let (user, session) = try auth.authenticateSession(request)
+            return try .json(try Self.generation(request, generations, userId: user.userId).snapshot(for: session))
         }
         router.get("/api/generations/{id}/progress") { request in
             let (user, session) = try auth.authenticateSession(request)
@@ -82,15 +71,7 @@ struct GenerationRoutes {
             // The session's own audience: when it ends, so does this connection.
             return try endpoint.response(for: request, stream: generation.stream, audience: session)
         }
-        router.get("/api/generations/{id}/image.png") { request in
-            let user = try auth.authenticate(request)
-            let generation = try Self.generation(request, generations, userId: user.userId)
-            guard generation.snapshot.status == .completed else {
-                throw ProblemDetails(status: 404, code: "IMAGE_NOT_READY", detail: "The generation has not completed.")
-            }
-            return HTTPResponse(
-                status: 200, headers: ["Content-Type": "image/png"], body: .bytes(Self.placeholderImage))
-        }
+        GenerationImageRoute(generations: generations, accounts: player.accounts).register(on: &router)
     }
 
     static func generation(_ request: HTTPRequest, _ generations: GenerationService, userId: Int?) throws -> Generation

@@ -31,8 +31,9 @@ package final class GenerationService: Sendable {
         }
     }
 
-    /// Spends one of the user's tokens and starts a generation; 402 when none is left.
-    func start(prompt: String, userId: Int) throws -> Generation {
+    /// Spends one of the user's tokens and starts a generation for the session `sessionId`;
+    /// 402 when none is left.
+    func start(prompt: String, userId: Int, sessionId: String) throws -> Generation {
         let spent = accounts.update(userId) { user -> Bool in
             guard user.tokens > 0 else { return false }
             user.tokens -= 1
@@ -44,7 +45,7 @@ package final class GenerationService: Sendable {
         }
         let id = "gen_" + ids.hex(length: 12)
         let stream = streams.stream(named: "generations/\(id)", settings: EventStreamSettings(heartbeat: true))
-        let generation = Generation(id: id, userId: userId, prompt: prompt, stream: stream)
+        let generation = Generation(id: id, userId: userId, sessionId: sessionId, prompt: prompt, stream: stream)
         generations.insert(generation, id: id)
         let steps = max(1, settings.steps)
         let timer = clock.repeating(every: (settings.duration ?? .seconds(20)) / steps) { [weak self] in
@@ -95,16 +96,16 @@ package final class GenerationService: Sendable {
         return completed
     }
 
-    /// Fails at once with `message`. False if it had finished.
-    func fail(_ generation: Generation, message: String) -> Bool {
+    /// Fails at once with `code` and `message`. False if it had finished.
+    func fail(_ generation: Generation, code: String, message: String) -> Bool {
         let failed = generation.state.withLock { state -> Bool in
             guard !state.isFinished else { return false }
             state.status = .failed
-            state.error = message
+            state.failure = (code, message)
             state.completedAt = Timestamp.iso8601(Date())
             generation.stream.publish(
                 GenerationFailedEvent(
-                    generationId: generation.id, message: message, progress: Double(state.progress)))
+                    generationId: generation.id, code: code, message: message, progress: Double(state.progress)))
             return true
         }
         if failed { end(generation) }

@@ -18,6 +18,8 @@ final class ImportJob: Sendable {
         var processedRows = 0
         var successfulRows = 0
         var failedRows = 0
+        /// The code and message of the `error` event, once the job has failed.
+        var failure: (code: String, message: String)?
         /// Rows owed by the rate but not yet whole.
         var carry = 0.0
     }
@@ -46,7 +48,7 @@ final class ImportJob: Sendable {
         ImportStatus(
             jobId: id, status: state.status, progress: progress(of: state),
             processedRows: state.processedRows, totalRows: totalRows, successfulRows: state.successfulRows,
-            failedRows: state.failedRows)
+            failedRows: state.failedRows, errorCode: state.failure?.code, errorMessage: state.failure?.message)
     }
 
     func progress(of state: State) -> Double {

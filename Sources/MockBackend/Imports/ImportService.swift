@@ -119,6 +119,7 @@ package final class ImportService: Sendable {
         let failed = job.state.withLock { state -> Bool in
             guard !state.status.isFinished else { return false }
             state.status = .error
+            state.failure = (code, message)
             job.stream.publish(ImportErrorEvent(jobId: job.id, code: code, message: message))
             return true
         }

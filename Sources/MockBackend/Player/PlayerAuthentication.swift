@@ -1,7 +1,7 @@
 import MockBackendHTTP
 
-/// Reads the session of a player API request and answers 403 for anything but a live
-/// session of the right user.
+/// Reads the session of a player API request and answers 403 "Session expired" for anything
+/// but a live session of the right user (`PlayerFailure.sessionExpired`).
 struct PlayerAuthentication {
     let accounts: AccountStore
 
@@ -18,10 +18,7 @@ struct PlayerAuthentication {
     func check(_ sessionId: String?, userId: Int?) throws -> (PlayerSession, UserAccount) {
         switch accounts.check(sessionId: sessionId, userId: userId) {
         case .valid(let session, let user): return (session, user)
-        case .missing: throw PlayerFailure.forbidden("Missing session")
-        case .unknown: throw PlayerFailure.forbidden("Invalid session")
-        case .ended(let session): throw PlayerFailure.forbidden(session.state.refusal)
-        case .otherUser: throw PlayerFailure.forbidden("Session does not belong to this user")
+        case .missing, .unknown, .ended, .otherUser: throw PlayerFailure.sessionExpired()
         }
     }
 

@@ -53,19 +53,18 @@ struct PlayerRoutes {
         }
     }
 
+    /// The login. Its body is read as every JSON body is (415 problem+json for another
+    /// type, `RequestBody`); what is wrong inside it gets the player API's own 400 body.
     static func login(_ request: HTTPRequest, player: PlayerService) throws -> HTTPResponse {
-        let contentType = request.headers["Content-Type"]?.lowercased() ?? ""
-        guard contentType.hasPrefix("application/json") else {
-            throw PlayerFailure(status: 415, message: "Content-Type must be application/json")
-        }
+        let body = try RequestBody.json(of: request)
         let credentials: PlayerLoginRequest
         do {
-            credentials = try JSONDecoder().decode(PlayerLoginRequest.self, from: Data(request.body))
+            credentials = try JSONDecoder().decode(PlayerLoginRequest.self, from: Data(body))
         } catch let error as DecodingError {
             throw PlayerFailure.badRequest(RequestBody.describe(error))
         }
         guard let session = player.login(credentials.username, password: credentials.password) else {
-            throw PlayerFailure.forbidden("Invalid username or password")
+            throw PlayerFailure.invalidCredentials
         }
         var response = try HTTPResponse.json(
             PlayerLoginResponse(sessionId: session.sessionId, id: session.id, userId: session.userId))

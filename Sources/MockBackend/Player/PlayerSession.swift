@@ -11,16 +11,6 @@ package struct PlayerSession: Sendable, Equatable {
         /// Logged out (`SESSION_EXPIRATION` with `Logout`).
         case loggedOut
 
-        /// The `error` text of the 403 body for a session in this state.
-        var refusal: String {
-            switch self {
-            case .active: ""
-            case .expired: "Session expired"
-            case .terminated: "Session terminated"
-            case .loggedOut: "Session logged out"
-            }
-        }
-
         package var name: String {
             switch self {
             case .active: "active"

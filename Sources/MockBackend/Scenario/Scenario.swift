@@ -5,14 +5,15 @@ public struct Scenario: Sendable, Equatable, Codable {
     /// A workflow session that exists from the start.
     public struct WorkflowSeed: Sendable, Equatable, Codable {
         public var id: String
-        /// Iterations before `loop.completed`.
-        public var iterations: Int
+        /// Iterations before `loop.completed`; nil (left out of a file): none, the session
+        /// runs until completed through the admin API.
+        public var iterations: Int?
         /// The hats the session cycles through, e.g. `planner`, `builder`, `reviewer`.
         public var hats: [String]
         /// Simulated seconds between steps.
         public var paceSeconds: Double
 
-        public init(id: String, iterations: Int, hats: [String], paceSeconds: Double) {
+        public init(id: String, iterations: Int?, hats: [String], paceSeconds: Double) {
             self.id = id
             self.iterations = iterations
             self.hats = hats
@@ -47,7 +48,8 @@ public struct Scenario: Sendable, Equatable, Codable {
     }
 
     /// Two players with EUR wallets (`demo` without bonus, `alice` with), and one live
-    /// workflow session.
+    /// workflow session, `s1`, that runs until completed through the admin API (a soak of any
+    /// length finds it live; `--workflow-iterations` bounds it).
     public static let builtIn = Scenario(
         users: [
             UserAccount(
@@ -59,5 +61,14 @@ public struct Scenario: Sendable, Equatable, Codable {
                 firstName: "Alice", lastName: "Liddell", currency: "EUR", realBalance: 120.5, bonusBalance: 25,
                 tokens: 3),
         ],
-        workflows: [WorkflowSeed(id: "s1", iterations: 12, hats: ["planner", "builder", "reviewer"], paceSeconds: 5)])
+        workflows: [WorkflowSeed(id: "s1", iterations: nil, hats: ["planner", "builder", "reviewer"], paceSeconds: 5)])
+
+    /// This scenario with every workflow session ending after `iterations` iterations; nil:
+    /// each runs until completed through the admin API (`--workflow-iterations`, which wins
+    /// over the file's).
+    public func withWorkflowIterations(_ iterations: Int?) -> Scenario {
+        var scenario = self
+        for index in scenario.workflows.indices { scenario.workflows[index].iterations = iterations }
+        return scenario
+    }
 }

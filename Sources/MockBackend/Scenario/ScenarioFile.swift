@@ -69,8 +69,9 @@ public enum ScenarioFile {
             guard !workflow.id.isEmpty, !workflow.id.contains("/") else {
                 throw ScenarioError(detail: "scenario: \(field).id must be a non-empty name without '/'")
             }
-            guard workflow.iterations >= 1 else {
-                throw ScenarioError(detail: "scenario: \(field).iterations must be 1 or more")
+            if let iterations = workflow.iterations, iterations < 1 {
+                throw ScenarioError(
+                    detail: "scenario: \(field).iterations must be 1 or more (left out: until completed by admin)")
             }
             guard !workflow.hats.isEmpty else {
                 throw ScenarioError(detail: "scenario: \(field).hats must not be empty")

@@ -13,14 +13,17 @@ extension EventStream {
     /// The next replay write waits until the connection has this many unsent bytes or fewer.
     static let replayLowWater = 16 * 1024
 
-    /// Subscribes a new event-stream connection: padding, greeting, `retry:`, the replay
-    /// its Last-Event-ID asks for (`settings.replay`), then live events until it or the
-    /// stream ends. A WebSocket sink (an import's V1 socket) gets no prelude, and every
-    /// retained event, one message each (V1 has no resume: a reconnect gets the whole
-    /// history again); when the stream finishes, the closing handshake with 1000. With
-    /// `audience`, the connection belongs to that audience (a player session). With
-    /// `events`, the connect and the disconnect are published there, except on the feed's
-    /// own stream (announcing its own subscribers would feed it back into itself).
+    /// Subscribes a new event-stream connection: padding, greeting, the replay its
+    /// Last-Event-ID asks for (`settings.replay`), then live events until it or the stream
+    /// ends. The stream's `retry:` goes in the block of the first replayed event, so a
+    /// reconnect does not get it alone and then again with the event that set it; with
+    /// nothing to replay it goes alone, before any live event. A WebSocket sink (an
+    /// import's V1 socket) gets no prelude, and every retained event, one message each (V1
+    /// has no resume: a reconnect gets the whole history again); when the stream finishes,
+    /// the closing handshake with 1000. With `audience`, the connection belongs to that
+    /// audience (a player session). With `events`, the connect and the disconnect are
+    /// published there, except on the feed's own stream (announcing its own subscribers
+    /// would feed it back into itself).
     func attach(
         _ sink: any StreamSink, request: HTTPRequest, lastEventID: String?, padding: Int = 0,
         audience: String? = nil, events: AdminEventFeed? = nil
@@ -38,15 +41,12 @@ extension EventStream {
         let now = clock.now
         let lastEventID = sink.framing == .eventStream ? lastEventID : nil
         let replaying = state.withLock { state -> Bool in
-            var prelude = prelude
-            if sink.framing == .eventStream, let retry = state.retry {
-                prelude += SSEEncoder.retry(milliseconds: retry)
-            }
+            let retry = sink.framing == .eventStream ? state.retry : nil
             if !prelude.isEmpty { sink.writeNotice(prelude) }
             if let audience, let end = state.audiences[audience]?.end {
                 // The audience ended between the request's check and now: its last event,
                 // then the end, as its other connections got them.
-                sink.write([end.event])
+                sink.write([end.event], retry: retry)
                 record.noteWritten(id: end.event.wireID)
                 sink.nameEnd(record.noteEnding(end.cause).rawValue)
                 sink.finish(.complete)
@@ -54,7 +54,8 @@ extension EventStream {
             }
             let start = replayStart(for: lastEventID, audience: audience, sink: sink, record: record, in: state)
             state.subscribers[connection] = Subscriber(
-                sink: sink, record: record, audience: audience, activeSince: now, phase: .catchingUp(from: start))
+                sink: sink, record: record, audience: audience, activeSince: now, phase: .catchingUp(from: start),
+                retryOwed: retry)
             return writeReplayBatch(of: connection, in: &state)
         }
         feed?.publishConnected(record.snapshot)
@@ -126,13 +127,19 @@ extension EventStream {
         let (batch, next) = state.log.events(
             from: start, visibleTo: subscriber.audience, byteLimit: Self.replayBatchBytes)
         if !batch.isEmpty {
-            subscriber.sink.write(batch)
+            subscriber.sink.write(batch, retry: subscriber.retryOwed)
+            subscriber.retryOwed = nil
             subscriber.record.noteWritten(count: batch.count, ids: batch.lazy.map(\.wireID))
         }
         guard next > state.log.lastSequence else {
             subscriber.phase = .catchingUp(from: next)
             state.subscribers[connection] = subscriber
             return true
+        }
+        if let retry = subscriber.retryOwed {
+            // Nothing was replayed to carry it.
+            subscriber.sink.writeNotice(SSEEncoder.retry(milliseconds: retry))
+            subscriber.retryOwed = nil
         }
         if let audience = subscriber.audience, let end = state.audiences[audience]?.end {
             // Its audience's last event was in the replay: the end follows it.

@@ -46,6 +46,9 @@ package final class EventStream: Sendable {
         /// stream's last event, what the idle close measures from.
         var activeSince: Duration
         var phase: Phase
+        /// The stream's `retry:`, not sent yet: it goes with the first event of the replay,
+        /// in that event's block, or alone once the replay turns out to have none.
+        var retryOwed: Int?
 
         /// The sequence its replay goes on from, while it catches up.
         var replayFrom: Int? {

@@ -10,19 +10,26 @@ extension StreamSink {
     }
 
     /// Logged events in one write: their frames joined on an event stream, a message each
-    /// on a WebSocket.
-    func write(_ events: [LoggedEvent]) {
+    /// on a WebSocket. With `retry`, an event stream gets a `retry:` line at the head of the
+    /// first event's block, unless that event carries one of its own (WHATWG HTML §9.2.6:
+    /// the field is read wherever it is in a block).
+    func write(_ events: [LoggedEvent], retry: Int? = nil) {
         guard !events.isEmpty else { return }
         switch framing {
         case .eventStream:
             var bytes: [UInt8] = []
-            bytes.reserveCapacity(events.reduce(0) { $0 + $1.bytes.count })
+            bytes.reserveCapacity(events.reduce(16) { $0 + $1.bytes.count })
+            if let retry, !events[0].bytes.starts(with: Self.retryField) {
+                bytes += Array("retry: \(max(0, retry))\n".utf8)
+            }
             for event in events { bytes += event.bytes }
             write(StreamPayload(body: PreparedBodyPart(unframed: bytes), events: events.count))
         case .webSocket:
             write(StreamPayload(messages: EventStream.messages(of: events), events: events.count))
         }
     }
+
+    private static var retryField: [UInt8] { Array("retry:".utf8) }
 
     /// An admin disconnect: a broken connection (FIN, or RST), or a graceful end — the end
     /// of the body, or the closing handshake with 1001 (going away).

@@ -9,6 +9,7 @@ struct AdminMappingRoutes {
     func register(on admin: inout RouterGroup) {
         let stubs = stubs
         admin.post("/mappings") { request in
+            try RequestBody.checkContentType(of: request)
             let mapping = try StubMapping.parse(body: request.body, newID: stubs.newID)
             stubs.add(mapping)
             var response = try HTTPResponse.json(mapping.json, status: 201)
@@ -28,6 +29,7 @@ struct AdminMappingRoutes {
         }
         admin.post("/mappings/import") { request in
             // All or nothing: nothing is added unless every mapping is valid.
+            try RequestBody.checkContentType(of: request)
             let mappings = try MappingFiles.parse(request.body, newID: stubs.newID)
             stubs.add(mappings)
             return try Self.list(mappings, total: mappings.count)
@@ -38,6 +40,7 @@ struct AdminMappingRoutes {
         admin.put("/mappings/{id}") { request in
             let id = try Self.existing(request, in: stubs).id
             // The path names the mapping, as in WireMock; an id in the body is only checked.
+            try RequestBody.checkContentType(of: request)
             let mapping = try StubMapping.parse(body: request.body, fixedID: id, newID: { id })
             guard stubs.update(mapping) else { throw Self.notFound(id) }
             return try .json(mapping.json)

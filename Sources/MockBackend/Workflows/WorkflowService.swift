@@ -3,9 +3,10 @@ import MockBackendHTTP
 
 /// Workflow sessions (`openapi/openapi.yaml`, tag `workflows`): agent loops that advance
 /// on the simulation clock, one step every `paceSeconds` — an iteration starts (with a new
-/// hat), then it calls a tool — until `loop.completed` after their configured iterations;
-/// paused, resumed and steered by clients, and driven by admin. Every event is a
-/// `WorkflowEvent` whose payload is the topic's `MockBackendAPI` type.
+/// hat), then it calls a tool — until `loop.completed` after their configured iterations,
+/// or, without a bound, until completed through the admin API; paused, resumed and steered
+/// by clients, and driven by admin. Every event is a `WorkflowEvent` whose payload is the
+/// topic's `MockBackendAPI` type.
 package final class WorkflowService: Sendable {
     /// Why a session could not do what was asked.
     enum Conflict: Error, Equatable {
@@ -170,7 +171,7 @@ package final class WorkflowService: Sendable {
                 let call = WorkflowToolCall(
                     iteration: state.iteration, hat: session.hat(of: state.iteration), tool: pickTool())
                 publish(WorkflowTopic.toolCalled, call, on: session, at: now, in: &state)
-            } else if state.iteration < session.iterations {
+            } else if session.continues(after: state.iteration) {
                 let from = session.hat(of: state.iteration)
                 state.iteration += 1
                 state.toolCalled = false

@@ -37,8 +37,8 @@ final class WorkflowSession: Sendable {
     }
 
     let id: String
-    /// Iterations before `loop.completed`.
-    let iterations: Int
+    /// Iterations before `loop.completed`; nil: until completed through the admin API.
+    let iterations: Int?
     /// The hats it cycles through, one per iteration.
     let hats: [String]
     let paceSeconds: Double
@@ -51,7 +51,7 @@ final class WorkflowSession: Sendable {
 
     init(seed: Scenario.WorkflowSeed, createdAt: Duration, stream: EventStream) {
         id = seed.id
-        iterations = max(1, seed.iterations)
+        iterations = seed.iterations.map { max(1, $0) }
         hats = seed.hats.isEmpty ? ["planner"] : seed.hats
         let pace = Duration.seconds(toTheMillisecond: seed.paceSeconds)
         self.pace = max(pace, .milliseconds(1))
@@ -59,6 +59,11 @@ final class WorkflowSession: Sendable {
         self.createdAt = createdAt
         self.stream = stream
         state = LockedValue(State(runningSince: createdAt))
+    }
+
+    /// Whether the session goes on after `iteration`, rather than completing.
+    func continues(after iteration: Int) -> Bool {
+        iterations.map { iteration < $0 } ?? true
     }
 
     /// The hat worn in `iteration` (from 1): the hats in turn.

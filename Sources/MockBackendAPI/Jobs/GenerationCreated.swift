@@ -44,6 +44,15 @@ public enum GenerationPaths {
     /// `GET`: the generation's progress stream.
     public static func progress(id: String) -> String { "api/generations/\(id)/progress" }
 
-    /// `GET`: the image of a completed generation.
+    /// `GET`: the image of a completed generation, with a bearer token.
     public static func image(id: String) -> String { "api/generations/\(id)/image.png" }
+
+    /// The query parameter of a signed image URL.
+    public static let imageSignature = "signature"
+
+    /// `GET` without headers: the image, as the status's `imageUrl` names it, signed for the
+    /// session that read the status.
+    public static func signedImage(id: String, signature: String) -> String {
+        image(id: id) + "?\(imageSignature)=\(signature)"
+    }
 }

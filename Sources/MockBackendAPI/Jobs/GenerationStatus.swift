@@ -16,7 +16,7 @@ public struct GenerationState: RawRepresentable, Codable, Hashable, Sendable, Cu
     public static let processing = GenerationState(rawValue: "processing")
     /// The image is ready at `imageUrl`.
     public static let completed = GenerationState(rawValue: "completed")
-    /// The generation failed; `error` says why.
+    /// The generation failed; `errorCode` and `errorMessage` say why.
     public static let failed = GenerationState(rawValue: "failed")
 
     /// True once the generation will not change again: completed or failed.
@@ -40,14 +40,22 @@ public struct GenerationStatus: Codable, Sendable, Equatable {
     public var createdAt: String
     /// ISO 8601 UTC; null until the generation finishes.
     public var completedAt: String?
-    /// Why the generation failed; null unless it did.
+    /// Why the generation failed; null unless it did. The same text as `errorMessage`.
     public var error: String?
-    /// Where the image is; null until the generation completes.
+    /// Why the generation failed: the `code` of its stream's `failed` event
+    /// (`GENERATION_FAILED`, ...); null unless it did.
+    public var errorCode: String?
+    /// Why the generation failed, for people: the `message` of its stream's `failed` event;
+    /// null unless it did.
+    public var errorMessage: String?
+    /// Where the image is; null until the generation completes. A URL an image view can load
+    /// without headers: signed with a `signature` query parameter that lasts as long as the
+    /// session that read the status.
     public var imageUrl: String?
 
     public init(
         id: String, status: GenerationState, progress: Double, createdAt: String, completedAt: String? = nil,
-        error: String? = nil, imageUrl: String? = nil
+        error: String? = nil, errorCode: String? = nil, errorMessage: String? = nil, imageUrl: String? = nil
     ) {
         self.id = id
         self.status = status
@@ -55,6 +63,8 @@ public struct GenerationStatus: Codable, Sendable, Equatable {
         self.createdAt = createdAt
         self.completedAt = completedAt
         self.error = error
+        self.errorCode = errorCode
+        self.errorMessage = errorMessage
         self.imageUrl = imageUrl
     }
 
@@ -67,6 +77,8 @@ public struct GenerationStatus: Codable, Sendable, Equatable {
         try container.encode(createdAt, forKey: .createdAt)
         try container.encode(completedAt, forKey: .completedAt)
         try container.encode(error, forKey: .error)
+        try container.encode(errorCode, forKey: .errorCode)
+        try container.encode(errorMessage, forKey: .errorMessage)
         try container.encode(imageUrl, forKey: .imageUrl)
     }
 

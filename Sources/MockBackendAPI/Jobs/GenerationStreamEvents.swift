@@ -73,9 +73,9 @@ public struct GenerationCompletedEvent: WireEvent, Codable, Sendable, Equatable 
 }
 
 /// `event: failed`, the last event of a failed generation. The backend sends
-/// `generationId`, `status`, the `progress` reached and the reason in `message`; a client
-/// reads the reason from `error`, else `message`, and `code` when present, so a backend
-/// that spells it otherwise still decodes.
+/// `generationId`, `status`, the `progress` reached, a stable `code` and the reason in
+/// `message` (the polling status's `errorCode` and `errorMessage`); a client reads the
+/// reason from `error`, else `message`, so a backend that spells it otherwise still decodes.
 public struct GenerationFailedEvent: WireEvent, Codable, Sendable, Equatable {
     /// `failed`.
     public static var eventType: String? { GenerationEventType.failed }
@@ -88,7 +88,7 @@ public struct GenerationFailedEvent: WireEvent, Codable, Sendable, Equatable {
     public var progress: Double?
     /// Why it failed, when the backend spells it `error` (this one does not).
     public var error: String?
-    /// A stable code, when the backend sends one (this one does not).
+    /// A stable UPPER_SNAKE code such as `GENERATION_FAILED`.
     public var code: String?
     /// Why it failed: the `error` of the polling status.
     public var message: String?

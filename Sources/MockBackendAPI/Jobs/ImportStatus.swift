@@ -18,7 +18,8 @@ public struct ImportJobState: RawRepresentable, Codable, Hashable, Sendable, Cus
     public static let paused = ImportJobState(rawValue: "paused")
     /// Every row was processed.
     public static let complete = ImportJobState(rawValue: "complete")
-    /// The import failed; its stream's `error` event says why.
+    /// The import failed; `errorCode` and `errorMessage` of the status, and the stream's
+    /// `error` event, say why.
     public static let error = ImportJobState(rawValue: "error")
 
     /// True once the job will not change again: complete or failed.
@@ -46,10 +47,16 @@ public struct ImportStatus: Codable, Sendable, Equatable {
     public var successfulRows: Int
     /// Processed rows that were not: a wrong column count, or an empty first column.
     public var failedRows: Int
+    /// Why the job failed: the `code` of its stream's `error` event (`IMPORT_FAILED`, ...).
+    /// Only sent when `status` is `error`.
+    public var errorCode: String?
+    /// Why the job failed, for people: the `message` of its stream's `error` event. Only sent
+    /// when `status` is `error`.
+    public var errorMessage: String?
 
     public init(
         jobId: String, status: ImportJobState, progress: Double, processedRows: Int, totalRows: Int,
-        successfulRows: Int, failedRows: Int
+        successfulRows: Int, failedRows: Int, errorCode: String? = nil, errorMessage: String? = nil
     ) {
         self.jobId = jobId
         self.status = status
@@ -58,12 +65,13 @@ public struct ImportStatus: Codable, Sendable, Equatable {
         self.totalRows = totalRows
         self.successfulRows = successfulRows
         self.failedRows = failedRows
+        self.errorCode = errorCode
+        self.errorMessage = errorMessage
     }
 
     /// True once the job will not change again: complete or failed.
     public var isFinished: Bool { status.isFinished }
 
-    /// True when the job ended in failure. The status carries no reason: only the stream's
-    /// `error` event has a code and message.
+    /// True when the job ended in failure; `errorCode` and `errorMessage` say why.
     public var isFailed: Bool { status == .error }
 }

@@ -32,7 +32,7 @@ public enum GenerationJobKind: JobKind {
     public static func outcome(of status: GenerationStatus) -> JobOutcome<GenerationSummary>? {
         switch status.status {
         case .completed: .completed(GenerationSummary(imageUrl: status.imageUrl))
-        case .failed: .failed(JobFailure(message: status.error))
+        case .failed: .failed(JobFailure(code: status.errorCode, message: status.errorMessage ?? status.error))
         default: nil
         }
     }

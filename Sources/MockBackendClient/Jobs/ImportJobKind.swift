@@ -48,8 +48,7 @@ public enum ImportJobKind: WebSocketJobKind {
                 ImportSummary(
                     totalRows: status.totalRows, successfulRows: status.successfulRows, failedRows: status.failedRows))
         case .error:
-            // The status body has no reason; the stream's `error` event is the only one that does.
-            .failed(.unspecified)
+            .failed(JobFailure(code: status.errorCode, message: status.errorMessage))
         default:
             nil
         }

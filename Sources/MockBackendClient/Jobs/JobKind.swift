@@ -4,8 +4,8 @@ import ServerSentEvents
 /// each tells progress and the outcome.
 ///
 /// Contract: a stream event and a status that describe the same end of a job give equal
-/// outcomes, whichever path the tracker was on — except that a failure's reason holds only
-/// what that path carries (see `JobFailure`). A final event that lacks what the status
+/// outcomes, whichever path the tracker was on, a failure's code and message included
+/// (see `JobFailure`). A final event that lacks what the status
 /// would add says so in `outcomeNeedsStatus(_:)`, and the tracker reads the status once.
 public protocol JobKind: Sendable {
     /// A decoded event of the job's stream.

@@ -13,10 +13,10 @@ public enum JobOutcome<Summary: Sendable & Equatable>: Sendable, Equatable {
     public var isFailed: Bool { !isCompleted }
 }
 
-/// Why a job failed, as far as the path that saw the failure can tell.
-///
-/// An import's `error` event has a code and a message, its status only `"status":"error"`:
-/// a failure seen by polling an import has neither (`JobFailure.unspecified`).
+/// Why a job failed: the same code and message whichever path saw the failure, the final
+/// event of the stream (an import's `error`, a generation's `failed`) or the polling status
+/// (its `errorCode` and `errorMessage`). A backend that sends neither gives
+/// `JobFailure.unspecified`.
 public struct JobFailure: Sendable, Equatable {
     /// A stable UPPER_SNAKE code such as `IMPORT_FAILED`, when the backend sent one.
     public var code: String?

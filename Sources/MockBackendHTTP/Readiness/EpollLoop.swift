@@ -99,21 +99,7 @@ final class EpollLoop: @unchecked Sendable {
         mockbackend_epoll_in | mockbackend_epoll_out | mockbackend_epoll_rdhup | mockbackend_epoll_et
 
     private func startThread() -> Bool {
-        var thread = pthread_t()
-        let context = Unmanaged.passRetained(self).toOpaque()
-        let result = pthread_create(
-            &thread, nil,
-            { context in
-                guard let context else { return nil }
-                Unmanaged<EpollLoop>.fromOpaque(context).takeRetainedValue().run()
-                return nil
-            }, context)
-        guard result == 0 else {
-            Unmanaged<EpollLoop>.fromOpaque(context).release()
-            return false
-        }
-        pthread_detach(thread)
-        return true
+        DetachedThread.start { [self] in run() }
     }
 
     private func run() {

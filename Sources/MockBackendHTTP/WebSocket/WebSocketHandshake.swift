@@ -41,7 +41,7 @@ public enum WebSocketHandshake {
         // §4.2.1 item 5: one key, base64 of 16 bytes.
         let keys = request.headers.values(for: "Sec-WebSocket-Key")
         guard keys.count == 1 else {
-            return .failure(.invalidKey(keys.isEmpty ? "missing" : "sent \(keys.count) times"))
+            return .failure(.invalidKey(keys.isEmpty ? "is missing" : "is sent \(keys.count) times"))
         }
         let key = String(keys[0].trimmingSpaces())
         guard isValidKey(key) else { return .failure(.invalidKey("\"\(key)\" is not the base64 of 16 bytes")) }

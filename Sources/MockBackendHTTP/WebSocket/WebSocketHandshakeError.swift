@@ -50,9 +50,10 @@ public struct WebSocketHandshakeError: HTTPResponseError, Equatable {
             headers: ["Upgrade": "websocket", "Sec-WebSocket-Version": WebSocketHandshake.version])
     }
 
+    /// `what` finishes the sentence after the field's name: `is missing`, `"abc" is not …`.
     static func invalidKey(_ what: String) -> WebSocketHandshakeError {
         WebSocketHandshakeError(
             problem: .badRequest(
-                "Sec-WebSocket-Key is \(what) (RFC 6455 §4.2.1 item 5).", code: "WEBSOCKET_KEY_INVALID"))
+                "Sec-WebSocket-Key \(what) (RFC 6455 §4.2.1 item 5).", code: "WEBSOCKET_KEY_INVALID"))
     }
 }

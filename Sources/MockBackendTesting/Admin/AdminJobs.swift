@@ -51,12 +51,12 @@ extension AdminClient {
             try await http.call("POST", "/__admin/generations/\(KitHTTP.segment(id))/complete")
         }
 
-        /// `POST /__admin/generations/{id}/fail`: the `failed` event, with the message.
+        /// `POST /__admin/generations/{id}/fail`: the `failed` event, with the code and message.
         @discardableResult
-        public func fail(_ id: String, message: String? = nil) async throws -> GenerationStatus {
+        public func fail(_ id: String, code: String? = nil, message: String? = nil) async throws -> GenerationStatus {
             try await http.call(
                 "POST", "/__admin/generations/\(KitHTTP.segment(id))/fail",
-                json: GenerationFailRequest(message: message))
+                json: GenerationFailRequest(code: code, message: message))
         }
     }
 }

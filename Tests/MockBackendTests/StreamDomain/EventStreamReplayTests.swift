@@ -14,7 +14,7 @@ struct EventStreamReplayTests {
         bench.publish("one", "two")
         let sink = bench.subscribe()
         bench.publish("three")
-        #expect(sink.text.hasPrefix(": hello\n\nretry: 2000\n\n"))
+        #expect(sink.text.hasPrefix(": hello\n\nretry: 2000\nid: 1\n"))
         #expect(sink.events.map(\.data) == ["one", "two", "three"])
         #expect(sink.events.map(\.id) == ["1", "2", "3"])
     }

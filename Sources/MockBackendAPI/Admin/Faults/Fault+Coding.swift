@@ -29,7 +29,7 @@ extension Fault: Codable {
     /// The fields each kind takes besides `kind`.
     package static let fields: [String: Set<String>] = [
         "status": ["status", "body", "retryAfter"],
-        "forbidden": [],
+        "forbidden": ["status"],
         "delay": ["ms"],
         "latency": ["ms"],
         "drop_after_events": ["events", "reset"],
@@ -87,7 +87,10 @@ extension Fault: Codable {
                 $0 == .null ? nil : $0
             }
             self = .status(status, body: body, retryAfter: try integer("retryAfter"))
-        case "forbidden": self = .forbidden
+        case "forbidden":
+            let status = try integer("status") ?? 403
+            guard status == 401 || status == 403 else { throw refuse("status", "must be 401 or 403") }
+            self = .forbidden(status: status)
         case "delay": self = .delay(milliseconds: try required("ms"))
         case "latency": self = .latency(milliseconds: try required("ms"))
         case "drop_after_events": self = .dropAfterEvents(try required("events"), reset: try flag("reset"))
@@ -140,7 +143,9 @@ extension Fault: Codable {
             try put("status", status)
             try put("body", body)
             try put("retryAfter", retryAfter)
-        case .forbidden, .reset, .emptyResponse:
+        case .forbidden(let status):
+            try put("status", status)
+        case .reset, .emptyResponse:
             break
         case .delay(let milliseconds), .latency(let milliseconds):
             try put("ms", milliseconds)

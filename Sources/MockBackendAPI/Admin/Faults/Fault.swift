@@ -27,8 +27,9 @@ public enum Fault: Sendable, Equatable {
 
     /// Any status instead of the route's answer, with an optional body and `Retry-After`.
     case status(Int, body: JSONValue?, retryAfter: Int?)
-    /// The player API's own 403 session-expired body, without expiring anything.
-    case forbidden
+    /// The player API's own session-expired body, without expiring anything, with status 403
+    /// (the backend's usual answer) or 401 (its other flavour).
+    case forbidden(status: Int)
     /// A pause before the response head.
     case delay(milliseconds: Int)
     /// A pause before every write.
@@ -87,6 +88,9 @@ public enum Fault: Sendable, Equatable {
         case .refuseStream: "refuse_stream"
         }
     }
+
+    /// `forbidden` with 403, the player API's usual answer to a dead session.
+    public static var forbidden: Fault { .forbidden(status: 403) }
 
     /// Default pause between `fragment` pieces, in milliseconds.
     static let defaultFragmentPause = 20

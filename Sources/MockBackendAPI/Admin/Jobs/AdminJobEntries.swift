@@ -8,6 +8,9 @@ public struct AdminImport: Codable, Sendable, Equatable {
     public var totalRows: Int
     public var successfulRows: Int
     public var failedRows: Int
+    /// Why it failed, as its status says; only once it has.
+    public var errorCode: String?
+    public var errorMessage: String?
     public var createdAt: String
     /// `imports/<jobId>`: the name to push to or disconnect under `/__admin/streams`.
     public var stream: String
@@ -20,6 +23,8 @@ public struct AdminImport: Codable, Sendable, Equatable {
         totalRows = status.totalRows
         successfulRows = status.successfulRows
         failedRows = status.failedRows
+        errorCode = status.errorCode
+        errorMessage = status.errorMessage
         self.createdAt = createdAt
         self.stream = stream
     }
@@ -34,6 +39,9 @@ public struct AdminGeneration: Codable, Sendable, Equatable {
     public var createdAt: String
     public var completedAt: String?
     public var error: String?
+    /// Why it failed, as its status says; only once it has.
+    public var errorCode: String?
+    public var errorMessage: String?
     public var userId: Int
     public var prompt: String
     /// The name to push to or disconnect under `/__admin/streams`.
@@ -46,6 +54,8 @@ public struct AdminGeneration: Codable, Sendable, Equatable {
         createdAt = status.createdAt
         completedAt = status.completedAt
         error = status.error
+        errorCode = status.errorCode
+        errorMessage = status.errorMessage
         self.userId = userId
         self.prompt = prompt
         self.stream = stream

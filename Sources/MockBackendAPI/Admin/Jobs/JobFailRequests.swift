@@ -13,10 +13,13 @@ public struct ImportFailRequest: Codable, Sendable, Equatable {
 
 /// `POST /__admin/generations/{id}/fail`: the `failed` event the generation's stream ends with.
 public struct GenerationFailRequest: Codable, Sendable, Equatable {
+    /// Nil for `GENERATION_FAILED`.
+    public var code: String?
     /// Nil for "The generation failed (admin)."
     public var message: String?
 
-    public init(message: String? = nil) {
+    public init(code: String? = nil, message: String? = nil) {
+        self.code = code
         self.message = message
     }
 }

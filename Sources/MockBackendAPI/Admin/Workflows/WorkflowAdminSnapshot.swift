@@ -16,8 +16,8 @@ public struct WorkflowAdminSnapshot: Codable, Sendable, Equatable {
     public var elapsedSecs: Double
     /// ISO 8601 UTC, as the list says. Sent as `started_at`.
     public var startedAt: String
-    /// Iterations before `loop.completed`.
-    public var iterations: Int
+    /// Iterations before `loop.completed`; nil (not sent): until completed through the admin API.
+    public var iterations: Int?
     /// The hats it cycles through, one per iteration.
     public var hats: [String]
     /// Simulated seconds between steps.
@@ -27,7 +27,7 @@ public struct WorkflowAdminSnapshot: Codable, Sendable, Equatable {
 
     public init(
         id: String, iteration: Int, hat: String, mode: WorkflowMode, paused: Bool, elapsedSecs: Double,
-        startedAt: String, iterations: Int, hats: [String], paceSeconds: Double, stream: String
+        startedAt: String, iterations: Int?, hats: [String], paceSeconds: Double, stream: String
     ) {
         self.id = id
         self.iteration = iteration
