@@ -16,21 +16,26 @@ struct BlackholeReleaseTests {
         #expect(added.status == 201, "\(added.text)")
     }
 
-    private func openChannel(_ server: RunningServer, _ name: String) async throws -> RawHTTPClient {
+    /// Channel `name` opened under a blackhole after `afterEvents` events, once the
+    /// connection is its subscriber: the client, and the stream.
+    private func openBlackholedChannel(_ server: RunningServer, _ name: String, afterEvents: Int) async throws
+        -> (RawHTTPClient, EventStream)
+    {
+        try await addFault(
+            server, path: "/sse/channels/\(name)", #"{"kind":"blackhole","afterEvents":\#(afterEvents)}"#)
         let client = try server.connect()
         try client.send("GET /sse/channels/\(name) HTTP/1.1\r\nHost: t\r\n\r\n")
         try await client.receive(untilContains: "\r\n\r\n")
-        return client
+        let stream = server.app.streams.stream(named: "channels/\(name)")
+        #expect(await eventually { stream.subscriberCount == 1 })
+        return (client, stream)
     }
 
     /// The stream finishes while its connection is blackholed: the connection is still its
     /// subscriber, and a reset disconnect ends it with RST.
     @Test func aBlackholedConnectionOutlivesItsStreamsFinishUntilAnAdminDisconnect() async throws {
         try await withRunningServer { server in
-            try await addFault(server, path: "/sse/channels/hole", #"{"kind":"blackhole","afterEvents":1}"#)
-            let client = try await openChannel(server, "hole")
-            let stream = server.app.streams.stream(named: "channels/hole")
-            #expect(await eventually { stream.subscriberCount == 1 })
+            let (client, stream) = try await openBlackholedChannel(server, "hole", afterEvents: 1)
             stream.publish(ServerSentEvent(data: "one"))
             stream.publish(ServerSentEvent(data: "two"))
             try await client.receive(untilContains: "data: one\n\n")
@@ -52,10 +57,7 @@ struct BlackholeReleaseTests {
     /// A client that leaves a blackholed event stream is noticed and its connection released.
     @Test func aClientLeavingABlackholedStreamIsReleased() async throws {
         try await withRunningServer { server in
-            try await addFault(server, path: "/sse/channels/gone", #"{"kind":"blackhole","afterEvents":0}"#)
-            let client = try await openChannel(server, "gone")
-            let stream = server.app.streams.stream(named: "channels/gone")
-            #expect(await eventually { stream.subscriberCount == 1 })
+            let (client, stream) = try await openBlackholedChannel(server, "gone", afterEvents: 0)
             client.close()
             #expect(await eventually { stream.subscriberCount == 0 })
             #expect(await eventually { server.app.statistics.openConnections == 0 })

@@ -16,6 +16,14 @@ struct SessionEndingTests {
         return try InMemoryApp(configuration)
     }
 
+    /// The user-info stream of the logged-in player, opened with the login's session.
+    static func openUserInfo(_ app: InMemoryApp, _ login: PlayerLoginResponse) throws -> RecordingSink {
+        try #require(
+            app.answer(
+                "GET", "/v2/player/7000001/information/updates", headers: ["X-SessionId": login.sessionId]
+            ).stream)
+    }
+
     static func playerLogin(_ app: InMemoryApp) throws -> PlayerLoginResponse {
         let login = app.answer(
             "POST", "/v1/player/legislation/login", body: #"{"username":"demo","password":"demo1234"}"#)
@@ -27,10 +35,7 @@ struct SessionEndingTests {
     @Test func theExpiryWinsATieWithTheIdleClose() throws {
         let app = try Self.manualApp(sessionTTL: .seconds(60))
         let login = try Self.playerLogin(app)
-        let stream = try #require(
-            app.answer(
-                "GET", "/v2/player/7000001/information/updates", headers: ["X-SessionId": login.sessionId]
-            ).stream)
+        let stream = try Self.openUserInfo(app, login)
         app.advance(by: .seconds(60))
         let last = try #require(stream.events.last, "no frame at all")
         let frame = try JSONDecoder().decode(
@@ -46,10 +51,7 @@ struct SessionEndingTests {
     @Test func aQuietStreamIsClosedAsIdle() throws {
         let app = try Self.manualApp()
         let login = try Self.playerLogin(app)
-        let stream = try #require(
-            app.answer(
-                "GET", "/v2/player/7000001/information/updates", headers: ["X-SessionId": login.sessionId]
-            ).stream)
+        let stream = try Self.openUserInfo(app, login)
         app.advance(by: .seconds(59))
         #expect(stream.endReason == nil)
         app.advance(by: .seconds(1))

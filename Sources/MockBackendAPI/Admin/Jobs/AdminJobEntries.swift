@@ -1,63 +1,79 @@
 /// An import job as `GET /__admin/imports` shows it: its polling snapshot, when it was
-/// uploaded, and the name of its stream.
+/// uploaded, and the name of its stream, all in one flat object. The snapshot's fields read
+/// as the entry's own (`entry.jobId`, `entry.status`).
+@dynamicMemberLookup
 public struct AdminImport: Codable, Sendable, Equatable {
-    public var jobId: String
-    public var status: ImportJobState
-    public var progress: Double
-    public var processedRows: Int
-    public var totalRows: Int
-    public var successfulRows: Int
-    public var failedRows: Int
-    /// Why it failed, as its status says; only once it has.
-    public var errorCode: String?
-    public var errorMessage: String?
+    /// What `GET /api/v2/imports/{jobId}` answers for the job; sent flat, beside the rest.
+    public var snapshot: ImportStatus
     public var createdAt: String
     /// `imports/<jobId>`: the name to push to or disconnect under `/__admin/streams`.
     public var stream: String
 
     public init(status: ImportStatus, createdAt: String, stream: String) {
-        jobId = status.jobId
-        self.status = status.status
-        progress = status.progress
-        processedRows = status.processedRows
-        totalRows = status.totalRows
-        successfulRows = status.successfulRows
-        failedRows = status.failedRows
-        errorCode = status.errorCode
-        errorMessage = status.errorMessage
+        snapshot = status
         self.createdAt = createdAt
         self.stream = stream
     }
+
+    public subscript<Value>(dynamicMember field: KeyPath<ImportStatus, Value>) -> Value {
+        snapshot[keyPath: field]
+    }
+
+    private enum CodingKeys: String, CodingKey { case createdAt, stream }
+
+    public init(from decoder: any Decoder) throws {
+        snapshot = try ImportStatus(from: decoder)
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        createdAt = try container.decode(String.self, forKey: .createdAt)
+        stream = try container.decode(String.self, forKey: .stream)
+    }
+
+    public func encode(to encoder: any Encoder) throws {
+        try snapshot.encode(to: encoder)
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(createdAt, forKey: .createdAt)
+        try container.encode(stream, forKey: .stream)
+    }
 }
 
-/// A generation as `GET /__admin/generations` shows it: its polling snapshot, its owner and
-/// prompt, and the name of its stream.
+/// A generation as `GET /__admin/generations` shows it: its polling snapshot (as its owner's
+/// session reads it), its owner and prompt, and the name of its stream, all in one flat
+/// object. The snapshot's fields read as the entry's own (`entry.id`, `entry.status`).
+@dynamicMemberLookup
 public struct AdminGeneration: Codable, Sendable, Equatable {
-    public var id: String
-    public var status: GenerationState
-    public var progress: Double
-    public var createdAt: String
-    public var completedAt: String?
-    public var error: String?
-    /// Why it failed, as its status says; only once it has.
-    public var errorCode: String?
-    public var errorMessage: String?
+    /// What `GET /api/generations/{id}` answers its owner; sent flat, beside the rest.
+    public var snapshot: GenerationStatus
     public var userId: Int
     public var prompt: String
-    /// The name to push to or disconnect under `/__admin/streams`.
+    /// `generations/<id>`: the name to push to or disconnect under `/__admin/streams`.
     public var stream: String
 
     public init(status: GenerationStatus, userId: Int, prompt: String, stream: String) {
-        id = status.id
-        self.status = status.status
-        progress = status.progress
-        createdAt = status.createdAt
-        completedAt = status.completedAt
-        error = status.error
-        errorCode = status.errorCode
-        errorMessage = status.errorMessage
+        snapshot = status
         self.userId = userId
         self.prompt = prompt
         self.stream = stream
+    }
+
+    public subscript<Value>(dynamicMember field: KeyPath<GenerationStatus, Value>) -> Value {
+        snapshot[keyPath: field]
+    }
+
+    private enum CodingKeys: String, CodingKey { case userId, prompt, stream }
+
+    public init(from decoder: any Decoder) throws {
+        snapshot = try GenerationStatus(from: decoder)
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        userId = try container.decode(Int.self, forKey: .userId)
+        prompt = try container.decode(String.self, forKey: .prompt)
+        stream = try container.decode(String.self, forKey: .stream)
+    }
+
+    public func encode(to encoder: any Encoder) throws {
+        try snapshot.encode(to: encoder)
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(userId, forKey: .userId)
+        try container.encode(prompt, forKey: .prompt)
+        try container.encode(stream, forKey: .stream)
     }
 }
