@@ -9,6 +9,7 @@ import { renderFaults, setUpFaultForm } from "./js/panels/faults.js";
 import { renderGenerations, renderImports, renderWorkflows } from "./js/panels/jobs.js";
 import { prependFeedItem, renderJournal } from "./js/panels/journal.js";
 import { renderSessions, renderUsers } from "./js/panels/players.js";
+import { renderProxySessions } from "./js/panels/proxy.js";
 import { renderStreams } from "./js/panels/streams.js";
 
 const FEED_LIMIT = 300;
@@ -20,6 +21,7 @@ const $ = (id) => document.getElementById(id);
 /** Each panel: where its data comes from and how it is drawn. */
 const PANELS = [
   { path: "/__admin/sessions", target: "sessions", render: renderSessions },
+  { path: "/__admin/proxy/sessions", target: "proxy-sessions", render: renderProxySessions },
   { path: "/__admin/users", target: "users", render: renderUsers },
   { path: "/__admin/streams", target: "streams", render: renderStreams },
   { path: "/__admin/imports", target: "imports", render: renderImports },

@@ -248,6 +248,8 @@ def shell_commands(block):
 def localise(text, work, port, tls_port):
     text = re.sub(r"\b(127\.0\.0\.1|localhost):8080\b", rf"\g<1>:{port}", text)
     text = re.sub(r"(:|--tls-port )8443\b", rf"\g<1>{tls_port}", text)
+    # A second server of the reader's own (an upstream for --proxy) listens on 9090.
+    text = re.sub(r"(127\.0\.0\.1:|http\.server )9090\b", r"\g<1>$__UPSTREAM_PORT", text)
     text = text.replace("/tmp/ws-venv", os.path.join(ROOT, ".build", "readme-check", "ws-venv"))
     text = text.replace("/tmp/", work + "/")
     text = re.sub(r"^(\s*)K=…", r'\1K=$(__startup_value "api key")', text)
@@ -413,7 +415,7 @@ def run_shell(readme, binary, quiet=False):
         say(f"readme-check: skipped the block at README.md:{line}: {reason}")
     env = dict(os.environ)
     env.update(
-        __PORT=str(port), __TLS_PORT=str(tls_port), __BINARY=os.path.abspath(binary), __STATE=state,
+        __PORT=str(port), __TLS_PORT=str(tls_port), __UPSTREAM_PORT=str(free_port()), __BINARY=os.path.abspath(binary), __STATE=state,
         __CHECKER=os.path.abspath(__file__), __CURL_TIME_LIMIT=str(CURL_TIME_LIMIT),
     )
     log_path = os.path.join(state, "output.log")

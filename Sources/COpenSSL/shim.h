@@ -47,4 +47,15 @@ static inline int mockbackend_SSL_CTX_add1_chain_cert(SSL_CTX *context, X509 *ce
     return (int)SSL_CTX_add1_chain_cert(context, certificate);
 }
 
+/// A client context: TLS 1.2 at least, partial writes, no session cache (the macros again).
+static inline void mockbackend_SSL_CTX_set_client_modes(SSL_CTX *context) {
+    SSL_CTX_set_mode(context, SSL_MODE_ENABLE_PARTIAL_WRITE | SSL_MODE_ACCEPT_MOVING_WRITE_BUFFER);
+    SSL_CTX_set_options(context, SSL_OP_NO_RENEGOTIATION | SSL_OP_IGNORE_UNEXPECTED_EOF);
+}
+
+/// Server Name Indication for a client connection (SSL_set_tlsext_host_name is a macro).
+static inline int mockbackend_SSL_set_server_name(SSL *connection, const char *name) {
+    return (int)SSL_set_tlsext_host_name(connection, name);
+}
+
 #endif

@@ -13,11 +13,12 @@ enum EnvironmentOptions {
         "readiness",
         "speed", "seed", "generation-seconds", "workflow-iterations", "scenario", "mappings", "api-key", "admin-token",
         "tls-port",
-        "tls-cert", "tls-key", "tls-cert-out",
+        "tls-cert", "tls-key", "tls-cert-out", "cors", "allowed-hosts", "proxy", "proxy-ca", "proxy-timeout",
+        "proxy-token", "proxy-allow", "backends",
     ]
 
     /// Every flag, by its long name; `1`, `true` or `yes` in its variable turns it on.
-    static let flags = ["tls-self-signed", "sse-gzip"]
+    static let flags = ["tls-self-signed", "sse-gzip", "proxy-insecure", "proxy-preserve-host"]
 
     /// The variable that sets `option`.
     static func variableName(for option: String) -> String {

@@ -14,11 +14,13 @@ struct HealthCommand: ParsableCommand {
         abstract: "Exit 0 if a URL answers 2xx, 1 (with the reason) otherwise; for container health checks.",
         discussion: """
             Sends one plain-HTTP GET and reads only the status line. Without --url it checks \
-            http://127.0.0.1:$MOCKBACKEND_PORT/health (port 8080 when the variable is not set).
+            http://127.0.0.1:$MOCKBACKEND_PORT/__admin/health (port 8080 when the variable is not set).
             """
     )
 
-    @Option(help: "The http:// URL to check. Default: /health of the server on this machine.")
+    @Option(
+        help: "The http:// URL to check. Default: /__admin/health of the server on this machine (proxy mode too)."
+    )
     var url: String?
 
     @Option(help: "Seconds the whole check may take.")
@@ -27,7 +29,7 @@ struct HealthCommand: ParsableCommand {
     /// `url`, or the default built from the port variable the server also reads.
     static func defaultURL(environment: [String: String]) -> String {
         let port = environment[EnvironmentOptions.variableName(for: "port")].flatMap(Int.init) ?? 8080
-        return "http://127.0.0.1:\(port)/health"
+        return "http://127.0.0.1:\(port)/__admin/health"
     }
 
     var target: String {

@@ -67,7 +67,12 @@ extension MockBackendCommand {
         guard (0...65536).contains(ssePadding) else {
             throw ValidationError("--sse-padding must be from 0 to 65536 bytes, not \(ssePadding).")
         }
+        guard CORSPolicy(argument: cors) != nil else {
+            throw ValidationError(
+                "--cors must be any, off, or origins such as http://localhost:3000 separated by commas, not \(cors).")
+        }
         try validateTLS()
+        try validateProxy()
     }
 
     /// The longest duration an option takes: a year, in seconds.
@@ -89,6 +94,9 @@ extension MockBackendCommand {
         configuration.seed = seed
         configuration.workflowAPIKey = apiKey
         configuration.adminToken = adminToken
+        configuration.cors = CORSPolicy(argument: cors) ?? CORSPolicy(mode: .any)
+        configuration.allowedHosts =
+            allowedHosts?.split(separator: ",").map { String($0.trimmingSpaces()) }.filter { !$0.isEmpty } ?? []
         if let generationSeconds {
             configuration.generations.duration = .milliseconds(Int((generationSeconds * 1000).rounded()))
         }

@@ -141,6 +141,67 @@ struct MockBackendCommand: ParsableCommand {
     )
     var adminToken: String?
 
+    @Option(
+        help: .withVariable(
+            "cors",
+            "Which web origins may read answers outside /__admin: any (the default), off, or origins separated by commas (http://localhost:3000). Named origins may also use the admin API."
+        )
+    )
+    var cors = "any"
+
+    @Option(
+        help: .withVariable(
+            "allowed-hosts",
+            "More Host names to answer, separated by commas: name, .example.com with its subdomains, or * for any."
+        )
+    )
+    var allowedHosts: String?
+
+    @Option(
+        help: .withVariable(
+            "proxy",
+            "Put the mock in front of your own backend: what no stub and no enabled built-in backend answers goes to this http(s) URL, streamed back."
+        )
+    )
+    var proxy: String?
+
+    @Option(
+        help: .withVariable(
+            "proxy-ca", "A PEM file of certificates to trust for HTTPS upstreams besides the system's."))
+    var proxyCa: String?
+
+    @Flag(help: .withVariable("proxy-insecure", "Skip verifying HTTPS upstreams' certificates (said at start)."))
+    var proxyInsecure = false
+
+    @Option(
+        help: .withVariable(
+            "proxy-timeout", "Seconds an upstream may take to connect and send its response head (0.1 to 3600)."))
+    var proxyTimeout: Double = 30
+
+    @Flag(help: .withVariable("proxy-preserve-host", "Send the client's own Host upstream instead of the upstream's."))
+    var proxyPreserveHost = false
+
+    @Option(
+        help: .withVariable(
+            "proxy-token",
+            "Where proxied requests carry their session token, for the session overlay and redaction: bearer, header:NAME, cookie:NAME or query:NAME."
+        )
+    )
+    var proxyToken = "bearer"
+
+    @Option(
+        help: .withVariable(
+            "proxy-allow", "More hosts upstream requests may go to (mappings with proxyBaseUrl), separated by commas."))
+    var proxyAllow: String?
+
+    @Option(
+        help: .withVariable(
+            "backends",
+            "The built-in backends served, separated by commas: player, imports, generations, workflows; all without --proxy, none with it unless named."
+        )
+    )
+    var backends: String?
+
     @Option(help: .withVariable("seed", "Makes ids of simulated things and simulated randomness repeatable."))
     var seed: UInt64?
 
@@ -228,6 +289,11 @@ struct MockBackendCommand: ParsableCommand {
             configuration.tls = try tlsListener(logger: logger)
         } catch {
             Self.exit(withError: ValidationError("TLS: \(error)"))
+        }
+        do {
+            configuration.proxy = try proxySettings()
+        } catch {
+            Self.exit(withError: ValidationError("\(error)"))
         }
         let app = MockBackendApp(configuration: configuration, logger: logger)
         do {

@@ -22,9 +22,24 @@ struct StartupBanner {
 
     var text: String {
         var lines = ["mockbackend \(MockBackendVersion.current)"]
-        if served.servesDashboard { lines.append("  dashboard  \(baseURL)/") }
-        lines += ["  health     \(baseURL)/health", "  admin      \(baseURL)/__admin/health"]
-        if served.servesOpenAPIDocument { lines.append("  openapi    \(baseURL)/openapi.yaml") }
+        let proxy = configuration.proxy
+        if let upstream = proxy.upstream {
+            // Every path outside /__admin is the upstream's now.
+            if served.servesDashboard { lines.append("  dashboard  \(baseURL)/__admin/dashboard/") }
+            lines.append("  admin      \(baseURL)/__admin/health")
+            if served.servesOpenAPIDocument { lines.append("  openapi    \(baseURL)/__admin/openapi.yaml") }
+            lines.append("  proxy      \(upstream)  (session token: \(proxy.token))")
+            let backends = proxy.enabledBackends.map(\.rawValue).sorted()
+            let served = backends.isEmpty ? "none (--backends names some)" : backends.joined(separator: ", ")
+            lines.append("  backends   " + served)
+            if proxy.insecure {
+                lines.append("  warning    --proxy-insecure: upstream TLS certificates are not verified")
+            }
+        } else {
+            if served.servesDashboard { lines.append("  dashboard  \(baseURL)/") }
+            lines += ["  health     \(baseURL)/health", "  admin      \(baseURL)/__admin/health"]
+            if served.servesOpenAPIDocument { lines.append("  openapi    \(baseURL)/openapi.yaml") }
+        }
         lines += fileLines
         if let tlsPort, let tls = configuration.tls {
             lines.append("  https      \(url(scheme: "https", port: tlsPort))/")

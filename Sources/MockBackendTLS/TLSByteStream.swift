@@ -75,52 +75,37 @@ final class TLSByteStream: ByteStream {
     }
 
     func close(reset: Bool) {
-        if reset {
-            var option = linger(l_onoff: 1, l_linger: 0)
-            _ = setsockopt(fileDescriptor, SOL_SOCKET, SO_LINGER, &option, socklen_t(MemoryLayout<linger>.size))
-        } else {
+        if !reset {
             sendCloseNotify()
             var discard = [UInt8](repeating: 0, count: 4096)
             for _ in 0..<4 where recv(fileDescriptor, &discard, discard.count, Int32(MSG_DONTWAIT)) > 0 {}
         }
-        if let connection { SSL_free(connection) }
-        #if canImport(Glibc)
-        _ = Glibc.close(fileDescriptor)
-        #else
-        _ = Darwin.close(fileDescriptor)
-        #endif
+        SSLCallOutcome.close(connection, fileDescriptor: fileDescriptor, reset: reset)
     }
 
     /// Tells the peer the stream ends here (RFC 8446 §6.1), once, without waiting for its
     /// answer.
     private func sendCloseNotify() {
-        guard let connection, !failed, !sentCloseNotify, SSL_is_init_finished(connection) == 1 else { return }
+        guard let connection, !failed, !sentCloseNotify else { return }
         sentCloseNotify = true
-        OpenSSLErrorQueue.clear()
-        _ = SSL_shutdown(connection)
-        OpenSSLErrorQueue.clear()
+        SSLCallOutcome.sendCloseNotify(connection)
     }
 
-    /// Turns a failed `SSL_read` or `SSL_write` into what the connection does next.
+    /// Turns a failed `SSL_read` or `SSL_write` into what the connection does next; a failed
+    /// handshake is logged with OpenSSL's reasons.
     private func outcome(of result: Int32, in call: String) throws(SocketError) -> IOResult {
-        let code = SSL_get_error(connection, result)
-        switch code {
-        case SSL_ERROR_WANT_READ:
-            return .wouldBlock(.read)
-        case SSL_ERROR_WANT_WRITE:
-            return .wouldBlock(.write)
-        case SSL_ERROR_ZERO_RETURN:
+        switch SSLCallOutcome(result: result, connection: connection) {
+        case .wouldBlock(let direction):
+            return .wouldBlock(direction)
+        case .endOfStream:
             return .endOfStream
-        case SSL_ERROR_SYSCALL:
-            let systemError = errno
+        case .systemError(let code):
             failed = true
-            OpenSSLErrorQueue.clear()
-            if systemError == 0 { return .endOfStream }
-            throw SocketError(call: call, code: systemError)
-        default:
+            if code == 0 { return .endOfStream }
+            throw SocketError(call: call, code: code)
+        case .protocolError(let reasons, let duringHandshake):
             failed = true
-            let reasons = OpenSSLErrorQueue.drain()
-            if let connection, SSL_is_init_finished(connection) != 1 {
+            if duringHandshake {
                 logger.info(
                     "TLS handshake failed",
                     metadata: [

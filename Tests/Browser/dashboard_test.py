@@ -19,6 +19,7 @@ import traceback
 
 from selenium.webdriver.common.by import By
 
+from cross_origin_test import test_cross_origin_in_chromium
 from browser_support import (
     Browser,
     Failure,
@@ -537,6 +538,7 @@ def main():
         ("import stream resumes in Chromium", lambda: test_import_stream_resumes_in_chromium(options.binary)),
         ("V1 progress WebSocket in Chromium", lambda: test_progress_websocket_in_chromium(options.binary)),
         ("dashboard with --admin-token", lambda: test_admin_token(options.binary, options.screenshots)),
+        ("cross-origin page in Chromium", lambda: test_cross_origin_in_chromium(options.binary)),
     ]
     failed = []
     for name, test in tests:

@@ -53,7 +53,7 @@ struct HealthCommandTests {
                     "MOCKBACKEND_SCENARIO": "/nonexistent/scenario.json",
                 ])
             #expect(await check.waitForExit(timeout: .seconds(5)) == 0)
-            #expect(check.text.contains("http://127.0.0.1:\(server.port)/health answered 200"))
+            #expect(check.text.contains("http://127.0.0.1:\(server.port)/__admin/health answered 200"))
         }
     }
 

@@ -15,7 +15,9 @@ struct FiredFaultTests {
     init() {
         let feed = AdminEventFeed(streams: EventStreamRegistry())
         journal = RequestJournal(events: feed)
-        middleware = RequestJournalMiddleware(journal: journal, faults: FaultMiddleware(store: store, feed: feed))
+        middleware = RequestJournalMiddleware(
+            journal: journal, faults: FaultMiddleware(store: store, feed: feed),
+            redaction: SecretRedaction(token: .bearer), redactsAll: false)
     }
 
     private func answer(_ target: String) throws -> HTTPResponse {

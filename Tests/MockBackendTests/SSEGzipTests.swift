@@ -58,7 +58,7 @@ struct SSEGzipTests {
             let client = try await Self.subscribe(server, channel: "zipped")
             let head = String(decoding: client.buffer, as: UTF8.self).lowercased()
             #expect(head.contains("content-encoding: gzip"), "\(head)")
-            #expect(head.contains("vary: accept-encoding"), "\(head)")
+            #expect(head.contains(/vary: [^\n]*accept-encoding/), "\(head)")
 
             try await Self.push(server, channel: "zipped", "one")
             #expect(await Self.receiveUntilInflated(client, endsWith: "data: one\n\n"), "\(Self.inflated(client))")

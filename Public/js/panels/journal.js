@@ -10,6 +10,15 @@ function statusTone(status) {
   return "ok";
 }
 
+/** A proxied request: what the upstream answered (or that it did not), and how fast. */
+function proxiedBadge(entry) {
+  const upstream = entry.upstreamStatus ?? "no answer";
+  const latency = entry.upstreamLatencyMs === undefined ? "" : ` in ${entry.upstreamLatencyMs} ms`;
+  const label = badge("proxied", "info proxied");
+  label.title = `Upstream: ${upstream}${latency}`;
+  return label;
+}
+
 /** Each entry's target opens to its headers and body excerpt. */
 export function renderJournal(container, entries) {
   const rows = entries.map((entry) => {
@@ -28,7 +37,13 @@ export function renderJournal(container, entries) {
       el("td", { text: clockTime(entry.receivedAt), title: entry.receivedAt }),
       el("td", { text: entry.method }),
       el("td", {}, details),
-      el("td", {}, badge(String(entry.status), statusTone(entry.status))),
+      el(
+        "td",
+        {},
+        badge(String(entry.status), statusTone(entry.status)),
+        entry.proxied && " ",
+        entry.proxied && proxiedBadge(entry),
+      ),
       el("td", { className: "number", text: `${entry.durationMs} ms` }),
       el("td", { className: "mono", text: entry.fault || "" }),
     );

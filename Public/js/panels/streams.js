@@ -39,7 +39,14 @@ export function renderStreams(container, streams, context) {
       return el(
         "tr",
         { dataset: { stream: stream.name } },
-        el("td", { className: "mono", text: stream.name }),
+        el(
+          "td",
+          { className: "mono" },
+          stream.name,
+          // A proxied stream's events come from the upstream; pushes are injected among them.
+          stream.name.startsWith("proxy/") && " ",
+          stream.name.startsWith("proxy/") && badge("proxied", "info proxied"),
+        ),
         el("td", {}, stream.finished ? badge("finished", "muted") : badge("open", "ok")),
         el("td", { className: "number", text: stream.lastEventId ?? "–" }),
         el("td", {}, subscribers.length ? el("ul", { className: "plain" }, subscribers) : el("span", { className: "muted", text: "none" })),

@@ -5,7 +5,9 @@ import MockBackendHTTP
 /// `?access_token=<token>` (RFC 6750 §2.3), because a browser's EventSource cannot send
 /// headers. Two routes stay open: `GET /__admin/health` (a readiness probe tells nothing
 /// about the mock) and `GET /__admin/tls/cert.pem` (the certificate is public: every TLS
-/// handshake shows it, and a phone installing it from Safari cannot send a header).
+/// handshake shows it, and a phone installing it from Safari cannot send a header). So do
+/// the files of `/__admin/dashboard/` and `/__admin/openapi.yaml`, public outside proxy
+/// mode anyway: the dashboard asks for the token itself, and a page load cannot send it.
 ///
 /// Wired on the admin group, so it runs around every admin route and around the 404 and 405
 /// of every other admin path (an unknown admin path is 401 before it is 404). Whether a path
@@ -20,7 +22,9 @@ struct AdminAuthenticationMiddleware: HTTPMiddleware {
     func respond(to request: HTTPRequest, next: (HTTPRequest) throws -> HTTPResponse) throws -> HTTPResponse {
         guard AdminAPI.contains(path: request.path) else { return try next(request) }
         let segments = Array(PathSegments(request.path))
-        guard !Self.openRoutes.contains(segments) else { return try next(request) }
+        guard !Self.openRoutes.contains(segments), !Self.isPublicFile(segments, method: request.method) else {
+            return try next(request)
+        }
         var presented: [Substring] = []
         if let authorization = request.headers["Authorization"] {
             // The scheme is case-insensitive (RFC 9110 §11.1); another scheme counts as a wrong token.
@@ -36,6 +40,12 @@ struct AdminAuthenticationMiddleware: HTTPMiddleware {
             throw AdminUnauthorized(tokenPresented: true)
         }
         return try next(request)
+    }
+
+    /// The dashboard's files and the OpenAPI document, read with GET or HEAD.
+    private static func isPublicFile(_ segments: [Substring], method: String) -> Bool {
+        guard method == "GET" || method == "HEAD", segments.count >= 2, segments[0] == "__admin" else { return false }
+        return segments[1] == "dashboard" || (segments.count == 2 && segments[1] == "openapi.yaml")
     }
 }
 

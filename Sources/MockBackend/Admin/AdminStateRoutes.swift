@@ -13,12 +13,14 @@ struct AdminStateRoutes {
     var faults: FaultStore?
     /// Back to the `--mappings` files on reset, as WireMock's reset does.
     var stubs: StubStore?
+    /// The proxy's session overlay, forgotten on reset.
+    var proxySessions: ProxySessions?
     /// Log lines dropped so far (`MockBackendConfiguration.droppedLogLines`).
     var droppedLogLines: (@Sendable () -> Int)?
 
     func register(on admin: inout RouterGroup) {
-        let (player, streams, journal, imports, generations, workflows, scenario, droppedLogLines) = (
-            player, streams, journal, imports, generations, workflows, scenario, droppedLogLines
+        let (player, streams, journal, imports, generations, workflows, scenario, droppedLogLines, proxySessions) = (
+            player, streams, journal, imports, generations, workflows, scenario, droppedLogLines, proxySessions
         )
         admin.get("/state") { _ in
             try .json(
@@ -39,6 +41,7 @@ struct AdminStateRoutes {
             journal.clear()
             faults?.removeAll()
             stubs?.reset()
+            proxySessions?.reset()
             return try .json(AdminReset())
         }
     }

@@ -28,6 +28,8 @@ public final class MockBackendApp: Sendable {
     package let generations: GenerationService
     /// Workflow sessions.
     package let workflows: WorkflowService
+    /// What proxied requests share (`--proxy`, mappings with `proxyBaseUrl`).
+    let proxy: ProxyContext
     /// The dashboard and other static files.
     private let staticFiles: StaticFiles
     /// Where every request goes in: the routes with their middleware, then stubs and
@@ -74,28 +76,43 @@ public final class MockBackendApp: Sendable {
         let workflows = WorkflowService(
             streams: streams, clock: clock, ids: IdentifierSource(seed: configuration.seed), settings: workflowSettings)
         self.workflows = workflows
+        // Always there: mappings with `proxyBaseUrl` proxy without `--proxy` too.
+        let proxy = ProxyContext(settings: configuration.proxy, streams: streams, events: events)
+        self.proxy = proxy
+        let staticFiles = StaticFiles(publicDirectory: configuration.publicDirectory)
+        self.staticFiles = staticFiles
         let router = Self.makeRouter(
             configuration: configuration, streams: streams, player: player, requests: requests, clock: clock,
             imports: imports, generations: generations, workflows: workflows, events: events, faults: faults,
-            stubs: stubs)
+            stubs: stubs, proxy: proxy, staticFiles: staticFiles)
         self.router = router
-        let staticFiles = StaticFiles(publicDirectory: configuration.publicDirectory)
-        self.staticFiles = staticFiles
         if case .missing(let path) = staticFiles {
             logger.warning("public directory not found; static files are off", metadata: ["path": "\(path)"])
         }
-        // Public paths no route knows: a stub if one matches, else a static file.
+        // Public paths no route knows: a stub if one matches, else the upstream in proxy
+        // mode, else a static file.
+        let forwarder = ProxyForwarder(context: proxy)
+        let upstream = configuration.proxy.upstream
         let fallback: @Sendable (HTTPRequest) throws -> HTTPResponse? = { request in
-            if let response = stubs.fallbackResponse(for: request) { return response }
+            if let response = stubs.fallbackResponse(for: request, forwarder: forwarder) { return response }
+            if let upstream { return forwarder.forward(request, to: upstream) }
             return try staticFiles.respond(to: request)
         }
         // The router carries the middleware: the public stack around the public routes and
-        // this fallback, the admin stack around the admin group (`makeRouter`).
-        let responder = RoutingResponder(router: router, fallback: fallback, logger: logger)
+        // this fallback, the admin stack around the admin group (`makeRouter`). Around both,
+        // what browsers may do: hosts, origins, CORS.
+        let crossOrigin = CrossOriginMiddleware(
+            cors: configuration.cors,
+            hosts: HostPolicy(listeningHost: configuration.http.host, allowedHosts: configuration.allowedHosts))
+        let responder = RoutingResponder(
+            router: router, middleware: [crossOrigin], fallback: fallback, logger: logger)
         self.responder = responder
-        server = HTTPServer(configuration: configuration.http, responder: responder, logger: logger)
+        // Log lines never show a session token whole.
+        var http = configuration.http
+        http.loggedTarget = { [redaction = proxy.redaction] in redaction.loggedTarget(of: $0) }
+        server = HTTPServer(configuration: http, responder: responder, logger: logger)
         tlsServer = configuration.tls.map { tls in
-            var http = configuration.http
+            var http = http
             http.port = tls.port
             return HTTPServer(configuration: http, responder: responder, logger: logger, transport: tls.transport)
         }
@@ -103,7 +120,8 @@ public final class MockBackendApp: Sendable {
 
     /// The one wiring function: every route of the mock, in one place, in two parts.
     ///
-    /// - The public routes, with the request journal, the fault rules and the priority stubs
+    /// - The public routes (in proxy mode only the backends `--backends` names; the rest
+    ///   goes upstream), with the request journal, the fault rules and the priority stubs
     ///   around them (outermost first); the same stack wraps the fallback (the other stubs,
     ///   then static files) for paths no route knows.
     /// - The admin group, every path under `AdminAPI.prefix`, with only the admin token check
@@ -112,23 +130,35 @@ public final class MockBackendApp: Sendable {
     static func makeRouter(
         configuration: MockBackendConfiguration, streams: EventStreamRegistry, player: PlayerService,
         requests: RequestJournal, clock: SimulationClock, imports: ImportService, generations: GenerationService,
-        workflows: WorkflowService, events: AdminEventFeed, faults: FaultStore, stubs: StubStore
+        workflows: WorkflowService, events: AdminEventFeed, faults: FaultStore, stubs: StubStore,
+        proxy: ProxyContext, staticFiles: StaticFiles
     ) -> Router {
+        let proxyMode = configuration.proxy.upstream != nil
         var router = Router(middleware: [
-            RequestJournalMiddleware(journal: requests, faults: FaultMiddleware(store: faults, feed: events)),
-            StubMiddleware(stubs: stubs),
+            RequestJournalMiddleware(
+                journal: requests, faults: FaultMiddleware(store: faults, feed: events), redaction: proxy.redaction,
+                redactsAll: proxyMode),
+            StubMiddleware(stubs: stubs, forwarder: ProxyForwarder(context: proxy)),
         ])
         let endpoint = SSEEndpoint(padding: configuration.ssePadding, events: events)
         let adminToken = configuration.adminToken.flatMap { $0.isEmpty ? nil : $0 }
-        HealthRoutes().register(on: &router)
-        OpenAPIRoutes(documentPath: configuration.openAPIDocument, adminTokenRequired: adminToken != nil)
-            .register(on: &router)
-        ChannelRoutes(streams: streams, endpoint: endpoint).register(on: &router)
-        ConformanceRoutes().register(on: &router)
-        PlayerRoutes(player: player, endpoint: endpoint).register(on: &router)
-        ImportRoutes(imports: imports, endpoint: endpoint).register(on: &router)
-        GenerationRoutes(generations: generations, player: player, endpoint: endpoint).register(on: &router)
-        WorkflowRoutes(workflows: workflows, endpoint: endpoint).register(on: &router)
+        let openAPI = OpenAPIRoutes(documentPath: configuration.openAPIDocument, adminTokenRequired: adminToken != nil)
+        let backends = configuration.proxy.enabledBackends
+        // In proxy mode the mock's own paths outside the backends would hide the upstream's.
+        if !proxyMode {
+            HealthRoutes().register(on: &router)
+            openAPI.register(on: &router)
+            ChannelRoutes(streams: streams, endpoint: endpoint).register(on: &router)
+            ConformanceRoutes().register(on: &router)
+        }
+        if backends.contains(.player) { PlayerRoutes(player: player, endpoint: endpoint).register(on: &router) }
+        if backends.contains(.imports) { ImportRoutes(imports: imports, endpoint: endpoint).register(on: &router) }
+        if backends.contains(.generations) {
+            GenerationRoutes(generations: generations, player: player, endpoint: endpoint).register(on: &router)
+        }
+        if backends.contains(.workflows) {
+            WorkflowRoutes(workflows: workflows, endpoint: endpoint).register(on: &router)
+        }
 
         let adminMiddleware: [any HTTPMiddleware] = adminToken.map { [AdminAuthenticationMiddleware(token: $0)] } ?? []
         router.group(AdminAPI.prefix, middleware: adminMiddleware) { admin in
@@ -139,18 +169,20 @@ public final class MockBackendApp: Sendable {
             AdminStateRoutes(
                 player: player, streams: streams, journal: requests, imports: imports, generations: generations,
                 workflows: workflows, scenario: configuration.scenario, faults: faults, stubs: stubs,
-                droppedLogLines: configuration.droppedLogLines
+                proxySessions: proxy.sessions, droppedLogLines: configuration.droppedLogLines
             )
             .register(on: &admin)
             AdminRequestRoutes(journal: requests).register(on: &admin)
             AdminClockRoutes(clock: clock).register(on: &admin)
             AdminFaultRoutes(store: faults).register(on: &admin)
-            AdminMappingRoutes(stubs: stubs).register(on: &admin)
+            AdminMappingRoutes(stubs: stubs, allowsProxyHost: proxy.allows(host:)).register(on: &admin)
             AdminImportRoutes(imports: imports).register(on: &admin)
             AdminGenerationRoutes(generations: generations).register(on: &admin)
             AdminWorkflowRoutes(workflows: workflows).register(on: &admin)
             AdminEventRoutes(events: events, endpoint: endpoint).register(on: &admin)
             AdminTLSRoutes(certificatePEM: configuration.tls?.certificatePEM).register(on: &admin)
+            AdminProxyRoutes(sessions: proxy.sessions).register(on: &admin)
+            AdminFileRoutes(staticFiles: staticFiles, openAPI: openAPI).register(on: &admin)
         }
         return router
     }
@@ -174,7 +206,10 @@ public final class MockBackendApp: Sendable {
     /// handed to `responder` directly, as tests of the app without sockets do.
     package func startSimulation() throws {
         if let directory = configuration.mappingsDirectory {
-            stubs.loadFileMappings(try MappingFiles.load(directory: directory, newID: stubs.newID))
+            let mappings = try MappingFiles.load(directory: directory, newID: stubs.newID)
+            // The hosts the files proxy to are allowed upstreams (`--proxy-allow` for others).
+            for host in mappings.compactMap(\.proxyHost) { proxy.allow(host: host) }
+            stubs.loadFileMappings(mappings)
         }
         workflows.reset(to: configuration.scenario.workflows)
         // Idle closes are checked every tenth of the timeout, at least every second.
@@ -199,12 +234,16 @@ public final class MockBackendApp: Sendable {
     /// The bound HTTPS port, once started; nil without TLS.
     public var tlsPort: Int? { tlsServer?.port }
 
+    /// What the proxy's upstream client holds now (connections, descriptors, timers).
+    package var upstreamStatistics: ServerStatistics { proxy.client.statistics.current }
+
     /// What the HTTP server holds now (connections, descriptors, timers).
     public var statistics: ServerStatistics { server.statistics }
 
     /// Stops accepting, finishes responses in flight, ends streams, and returns when done.
     public func stop(gracePeriod: Duration = .milliseconds(1500)) async {
         clock.stop()
+        proxy.stop()
         async let plain: Void = server.stop(gracePeriod: gracePeriod)
         async let secure: Void? = tlsServer?.stop(gracePeriod: gracePeriod)
         _ = await (plain, secure)

@@ -39,6 +39,16 @@ public struct MockBackendConfiguration: Sendable {
     /// or `?access_token=` on `GET /__admin/events`; `--admin-token`). Nil or empty: the admin
     /// API is open.
     public var adminToken: String?
+    /// Which web origins may read the answers of the routes outside `/__admin` (`--cors`):
+    /// every origin by default, so a web app on its own dev-server origin can call the mock.
+    /// On the admin API only origins this names explicitly get CORS; others are refused.
+    public var cors = CORSPolicy(mode: .any)
+    /// `Host` names answered besides loopback, IP addresses, names without a dot and the
+    /// listening host (`--allowed-hosts`; `HostPolicy`): `name`, `.example.com` for it and
+    /// its subdomains, `*` for any.
+    public var allowedHosts: [String] = []
+    /// Proxy mode (`--proxy`): a team's own backend behind the mock. Off by default.
+    public var proxy = ProxySettings()
     /// Seed data; `POST /__admin/reset` returns to it.
     public var scenario = Scenario.builtIn
     /// A directory of WireMock mapping files (`--mappings`), loaded by `start()`; reset

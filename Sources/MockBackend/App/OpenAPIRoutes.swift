@@ -6,7 +6,7 @@ import FoundationEssentials
 import Foundation
 #endif
 
-/// `GET /openapi.yaml`: the contract document. By default the copy built into the module
+/// `GET /openapi.yaml` (and `/__admin/openapi.yaml`, `AdminFileRoutes`): the contract document. By default the copy built into the module
 /// (`EmbeddedResources`); with `--openapi-file` a file read from disk on each request, so an
 /// edited document is served without a restart. Without `--admin-token` the admin
 /// operations are served open (`OpenAdminSecurity`); with it the document is served byte
@@ -18,18 +18,21 @@ struct OpenAPIRoutes {
     let adminTokenRequired: Bool
 
     func register(on router: inout Router) {
-        let (path, adminTokenRequired) = (documentPath, adminTokenRequired)
-        router.get("/openapi.yaml") { _ in
-            let body: [UInt8]
-            if let path {
-                body = try Self.document(at: path, adminTokenRequired: adminTokenRequired)
-            } else if adminTokenRequired {
-                body = EmbeddedResources.openAPIDocument.bytes
-            } else {
-                body = EmbeddedResources.openAPIDocumentWithOpenAdmin
-            }
-            return HTTPResponse(status: 200, headers: ["Content-Type": "application/yaml"], body: .bytes(body))
+        router.get("/openapi.yaml") { [self] _ in try document() }
+    }
+
+    /// The answer with the document, as `GET /openapi.yaml` (and `/__admin/openapi.yaml`)
+    /// give it.
+    func document() throws -> HTTPResponse {
+        let body: [UInt8]
+        if let documentPath {
+            body = try Self.document(at: documentPath, adminTokenRequired: adminTokenRequired)
+        } else if adminTokenRequired {
+            body = EmbeddedResources.openAPIDocument.bytes
+        } else {
+            body = EmbeddedResources.openAPIDocumentWithOpenAdmin
         }
+        return HTTPResponse(status: 200, headers: ["Content-Type": "application/yaml"], body: .bytes(body))
     }
 
     /// The document at `path` as served; 404 `OPENAPI_NOT_FOUND` when it cannot be read.

@@ -9,7 +9,7 @@ extension EmbeddedResources {
     /// Every file under `Public/` but dotfiles, by its path relative to that folder.
     static let publicFiles: [EmbeddedFile] = [
         EmbeddedFile(
-            path: "app.js", etag: "\"15bb-95d891d7b665fc9e\"",
+            path: "app.js", etag: "\"1655-ca63ec885814fd54\"",
             base64: """
                 Ly8gVGhlIGRhc2hib2FyZDogbG9hZHMgZXZlcnkgYWRtaW4gbGlzdCBvbmNlLCB0aGVuIGtlZXBzIGl0IGN1cnJlbnQgZnJvbSB0
                 aGUgbGl2ZSBmZWVkCi8vIChgL19fYWRtaW4vZXZlbnRzYCkgYW5kIGEgbGlnaHQgcG9sbCBmb3Igd2hhdCB0aGUgZmVlZCBkb2Vz
@@ -20,72 +20,74 @@ extension EmbeddedResources {
                 IHNldFVwRmF1bHRGb3JtIH0gZnJvbSAiLi9qcy9wYW5lbHMvZmF1bHRzLmpzIjsKaW1wb3J0IHsgcmVuZGVyR2VuZXJhdGlvbnMs
                 IHJlbmRlckltcG9ydHMsIHJlbmRlcldvcmtmbG93cyB9IGZyb20gIi4vanMvcGFuZWxzL2pvYnMuanMiOwppbXBvcnQgeyBwcmVw
                 ZW5kRmVlZEl0ZW0sIHJlbmRlckpvdXJuYWwgfSBmcm9tICIuL2pzL3BhbmVscy9qb3VybmFsLmpzIjsKaW1wb3J0IHsgcmVuZGVy
-                U2Vzc2lvbnMsIHJlbmRlclVzZXJzIH0gZnJvbSAiLi9qcy9wYW5lbHMvcGxheWVycy5qcyI7CmltcG9ydCB7IHJlbmRlclN0cmVh
-                bXMgfSBmcm9tICIuL2pzL3BhbmVscy9zdHJlYW1zLmpzIjsKCmNvbnN0IEZFRURfTElNSVQgPSAzMDA7CmNvbnN0IFBPTExfTVMg
-                PSAyMDAwOwpjb25zdCBBRlRFUl9FVkVOVF9NUyA9IDE1MDsKCmNvbnN0ICQgPSAoaWQpID0+IGRvY3VtZW50LmdldEVsZW1lbnRC
-                eUlkKGlkKTsKCi8qKiBFYWNoIHBhbmVsOiB3aGVyZSBpdHMgZGF0YSBjb21lcyBmcm9tIGFuZCBob3cgaXQgaXMgZHJhd24uICov
-                CmNvbnN0IFBBTkVMUyA9IFsKICB7IHBhdGg6ICIvX19hZG1pbi9zZXNzaW9ucyIsIHRhcmdldDogInNlc3Npb25zIiwgcmVuZGVy
-                OiByZW5kZXJTZXNzaW9ucyB9LAogIHsgcGF0aDogIi9fX2FkbWluL3VzZXJzIiwgdGFyZ2V0OiAidXNlcnMiLCByZW5kZXI6IHJl
-                bmRlclVzZXJzIH0sCiAgeyBwYXRoOiAiL19fYWRtaW4vc3RyZWFtcyIsIHRhcmdldDogInN0cmVhbXMiLCByZW5kZXI6IHJlbmRl
-                clN0cmVhbXMgfSwKICB7IHBhdGg6ICIvX19hZG1pbi9pbXBvcnRzIiwgdGFyZ2V0OiAiaW1wb3J0cyIsIHJlbmRlcjogcmVuZGVy
-                SW1wb3J0cyB9LAogIHsgcGF0aDogIi9fX2FkbWluL2dlbmVyYXRpb25zIiwgdGFyZ2V0OiAiZ2VuZXJhdGlvbnMiLCByZW5kZXI6
-                IHJlbmRlckdlbmVyYXRpb25zIH0sCiAgeyBwYXRoOiAiL19fYWRtaW4vd29ya2Zsb3dzIiwgdGFyZ2V0OiAid29ya2Zsb3dzIiwg
-                cmVuZGVyOiByZW5kZXJXb3JrZmxvd3MgfSwKICB7IHBhdGg6ICIvX19hZG1pbi9mYXVsdHMiLCB0YXJnZXQ6ICJmYXVsdHMiLCBy
-                ZW5kZXI6IHJlbmRlckZhdWx0cyB9LAogIHsgcGF0aDogIi9fX2FkbWluL3JlcXVlc3RzP2xpbWl0PTEwMCIsIHRhcmdldDogImpv
-                dXJuYWwiLCByZW5kZXI6IHJlbmRlckpvdXJuYWwgfSwKXTsKCi8qKiBXaGF0IGVhY2ggcGFuZWwgbGFzdCBkcmV3LCBzbyBhbiB1
-                bmNoYW5nZWQgcGFuZWwgaXMgbGVmdCBhbG9uZSAoYW5kIGtlZXBzIHdoYXQgaXMgdHlwZWQgaW4gaXQpLiAqLwpjb25zdCBkcmF3
-                biA9IG5ldyBNYXAoKTsKbGV0IHJlZnJlc2hpbmcgPSBmYWxzZTsKbGV0IHJlZnJlc2hBZ2FpbiA9IGZhbHNlOwpsZXQgcmVmcmVz
-                aFRpbWVyID0gbnVsbDsKbGV0IGF1dGhvcml6ZWQgPSBmYWxzZTsKbGV0IGZlZWRDb3VudCA9IDA7Cgpjb25zdCBjb250ZXh0ID0g
-                ewogIC8qKiBSdW5zIGFuIGFkbWluIGFjdGlvbiwgc2F5cyBob3cgaXQgd2VudCwgYW5kIHJlZnJlc2hlcy4gKi8KICBhc3luYyBh
-                Y3QobGFiZWwsIGFjdGlvbikgewogICAgdHJ5IHsKICAgICAgYXdhaXQgYWN0aW9uKCk7CiAgICAgIGNvbnRleHQucmVwb3J0KGAk
-                e2xhYmVsfTogZG9uZWApOwogICAgfSBjYXRjaCAoZXJyb3IpIHsKICAgICAgaWYgKGVycm9yIGluc3RhbmNlb2YgQWRtaW5VbmF1
-                dGhvcml6ZWRFcnJvcikgcmV0dXJuIGFza0ZvclRva2VuKGVycm9yLm1lc3NhZ2UpOwogICAgICBjb250ZXh0LnJlcG9ydChgJHts
-                YWJlbH0gZmFpbGVkOiAke2Vycm9yLm1lc3NhZ2V9YCwgdHJ1ZSk7CiAgICB9CiAgICBzY2hlZHVsZVJlZnJlc2goMCk7CiAgfSwK
-                ICByZXBvcnQodGV4dCwgaXNFcnJvciA9IGZhbHNlKSB7CiAgICBjb25zdCBub3RpY2UgPSAkKCJub3RpY2UiKTsKICAgIG5vdGlj
-                ZS50ZXh0Q29udGVudCA9IHRleHQ7CiAgICBub3RpY2UuY2xhc3NMaXN0LnRvZ2dsZSgiZXJyb3IiLCBpc0Vycm9yKTsKICB9LAp9
-                OwoKY29uc3QgZmVlZCA9IG5ldyBMaXZlRmVlZCh7CiAgb25FdmVudChldmVudCkgewogICAgZmVlZENvdW50ICs9IDE7CiAgICAk
-                KCJmZWVkLWNvdW50IikudGV4dENvbnRlbnQgPSBTdHJpbmcoZmVlZENvdW50KTsKICAgIHByZXBlbmRGZWVkSXRlbSgkKCJmZWVk
-                IiksIGV2ZW50LCBGRUVEX0xJTUlUKTsKICAgIHNjaGVkdWxlUmVmcmVzaChBRlRFUl9FVkVOVF9NUyk7CiAgfSwKICBvblN0YXRl
-                KHN0YXRlKSB7CiAgICBjb25zdCBwaWxsID0gJCgiZmVlZC1zdGF0ZSIpOwogICAgcGlsbC5kYXRhc2V0LnN0YXRlID0gc3RhdGU7
-                CiAgICBwaWxsLnRleHRDb250ZW50ID0geyBjb25uZWN0aW5nOiAiY29ubmVjdGluZ+KApiIsIGxpdmU6ICJsaXZlIiwgZG93bjog
-                ImZlZWQgZG93biIgfVtzdGF0ZV0gfHwgc3RhdGU7CiAgfSwKICBhc3luYyBvbkdhdmVVcCgpIHsKICAgIC8vIEEgY2xvc2VkIHNv
-                dXJjZSBtYXkgbWVhbiB0aGUgdG9rZW4gaXMgbWlzc2luZyBvciB3cm9uZzsgdGhlIGxpc3RzIHRlbGwuCiAgICBhd2FpdCByZWZy
-                ZXNoKCk7CiAgfSwKfSk7Cgphc3luYyBmdW5jdGlvbiByZWZyZXNoKCkgewogIGlmIChyZWZyZXNoaW5nKSB7CiAgICByZWZyZXNo
-                QWdhaW4gPSB0cnVlOwogICAgcmV0dXJuOwogIH0KICByZWZyZXNoaW5nID0gdHJ1ZTsKICB0cnkgewogICAgY29uc3QgcmVzdWx0
-                cyA9IGF3YWl0IFByb21pc2UuYWxsU2V0dGxlZChQQU5FTFMubWFwKChwYW5lbCkgPT4gYWRtaW5HZXQocGFuZWwucGF0aCkpKTsK
-                ICAgIGNvbnN0IGRlbmllZCA9IHJlc3VsdHMuZmluZCgocmVzdWx0KSA9PiByZXN1bHQucmVhc29uIGluc3RhbmNlb2YgQWRtaW5V
-                bmF1dGhvcml6ZWRFcnJvcik7CiAgICBpZiAoZGVuaWVkKSByZXR1cm4gYXNrRm9yVG9rZW4oZGVuaWVkLnJlYXNvbi5tZXNzYWdl
-                KTsKICAgIHJlc3VsdHMuZm9yRWFjaCgocmVzdWx0LCBpbmRleCkgPT4gewogICAgICBjb25zdCBwYW5lbCA9IFBBTkVMU1tpbmRl
-                eF07CiAgICAgIGlmIChyZXN1bHQuc3RhdHVzID09PSAicmVqZWN0ZWQiKSB7CiAgICAgICAgY29udGV4dC5yZXBvcnQoYExvYWRp
-                bmcgJHtwYW5lbC5wYXRofSBmYWlsZWQ6ICR7cmVzdWx0LnJlYXNvbi5tZXNzYWdlfWAsIHRydWUpOwogICAgICAgIHJldHVybjsK
-                ICAgICAgfQogICAgICBjb25zdCBqc29uID0gSlNPTi5zdHJpbmdpZnkocmVzdWx0LnZhbHVlKTsKICAgICAgaWYgKGRyYXduLmdl
-                dChwYW5lbC50YXJnZXQpID09PSBqc29uKSByZXR1cm47CiAgICAgIGRyYXduLnNldChwYW5lbC50YXJnZXQsIGpzb24pOwogICAg
-                ICBwYW5lbC5yZW5kZXIoJChwYW5lbC50YXJnZXQpLCByZXN1bHQudmFsdWUsIGNvbnRleHQpOwogICAgfSk7CiAgICBpZiAoIWF1
-                dGhvcml6ZWQpIGJlY29tZUF1dGhvcml6ZWQoKTsKICB9IGZpbmFsbHkgewogICAgcmVmcmVzaGluZyA9IGZhbHNlOwogICAgaWYg
-                KHJlZnJlc2hBZ2FpbikgewogICAgICByZWZyZXNoQWdhaW4gPSBmYWxzZTsKICAgICAgc2NoZWR1bGVSZWZyZXNoKDApOwogICAg
-                fQogIH0KfQoKZnVuY3Rpb24gc2NoZWR1bGVSZWZyZXNoKGRlbGF5KSB7CiAgaWYgKHJlZnJlc2hUaW1lciAhPT0gbnVsbCkgcmV0
-                dXJuOwogIHJlZnJlc2hUaW1lciA9IHNldFRpbWVvdXQoKCkgPT4gewogICAgcmVmcmVzaFRpbWVyID0gbnVsbDsKICAgIHJlZnJl
-                c2goKTsKICB9LCBkZWxheSk7Cn0KCmZ1bmN0aW9uIGJlY29tZUF1dGhvcml6ZWQoKSB7CiAgYXV0aG9yaXplZCA9IHRydWU7CiAg
-                JCgidG9rZW4tcGFuZWwiKS5oaWRkZW4gPSB0cnVlOwogICQoImRhc2hib2FyZCIpLmhpZGRlbiA9IGZhbHNlOwogIGZlZWQuc3Rh
-                cnQoKTsKfQoKZnVuY3Rpb24gYXNrRm9yVG9rZW4oZGV0YWlsKSB7CiAgYXV0aG9yaXplZCA9IGZhbHNlOwogIGZlZWQuc3RvcCgp
-                OwogIGZlZWQub25TdGF0ZSgiZG93biIpOwogICQoImZlZWQtc3RhdGUiKS50ZXh0Q29udGVudCA9ICJ0b2tlbiBuZWVkZWQiOwog
-                ICQoImZlZWQtc3RhdGUiKS5kYXRhc2V0LnN0YXRlID0gInRva2VuIjsKICAkKCJkYXNoYm9hcmQiKS5oaWRkZW4gPSB0cnVlOwog
-                ICQoInRva2VuLXBhbmVsIikuaGlkZGVuID0gZmFsc2U7CiAgJCgidG9rZW4tZXJyb3IiKS50ZXh0Q29udGVudCA9IGFkbWluVG9r
-                ZW4oKSA/IGBUaGUgc2VydmVyIHJlZnVzZWQgdGhlIHRva2VuOiAke2RldGFpbH1gIDogIiI7CiAgZHJhd24uY2xlYXIoKTsKICAk
-                KCJhZG1pbi10b2tlbiIpLmZvY3VzKCk7Cn0KCmZ1bmN0aW9uIHNldFVwVG9rZW5Gb3JtKCkgewogICQoInRva2VuLWZvcm0iKS5h
-                ZGRFdmVudExpc3RlbmVyKCJzdWJtaXQiLCBhc3luYyAoZXZlbnQpID0+IHsKICAgIGV2ZW50LnByZXZlbnREZWZhdWx0KCk7CiAg
-                ICBzZXRBZG1pblRva2VuKCQoImFkbWluLXRva2VuIikudmFsdWUudHJpbSgpKTsKICAgICQoInRva2VuLWVycm9yIikudGV4dENv
-                bnRlbnQgPSAiIjsKICAgIGF3YWl0IHJlZnJlc2goKTsKICB9KTsKICAkKCJmb3JnZXQtdG9rZW4iKS5hZGRFdmVudExpc3RlbmVy
-                KCJjbGljayIsICgpID0+IHsKICAgIHNldEFkbWluVG9rZW4obnVsbCk7CiAgICBhc2tGb3JUb2tlbigiIik7CiAgfSk7Cn0KCmFz
-                eW5jIGZ1bmN0aW9uIHNob3dWZXJzaW9uKCkgewogIHRyeSB7CiAgICBjb25zdCBoZWFsdGggPSBhd2FpdCBhZG1pbkdldCgiL19f
-                YWRtaW4vaGVhbHRoIik7CiAgICAkKCJ2ZXJzaW9uIikudGV4dENvbnRlbnQgPSBgdiR7aGVhbHRoLnZlcnNpb259YDsKICB9IGNh
-                dGNoIHsKICAgIC8vIFRoZSB2ZXJzaW9uIGlzIGRlY29yYXRpb247IHRoZSBwYW5lbHMgcmVwb3J0IHJlYWwgZmFpbHVyZXMuCiAg
-                fQp9CgpmdW5jdGlvbiBzdGFydCgpIHsKICBzZXRVcFRva2VuRm9ybSgpOwogIHNldFVwRmF1bHRGb3JtKCQoImZhdWx0LWZvcm0i
-                KSwgY29udGV4dCk7CiAgJCgic2hvdy1yZXF1ZXN0cyIpLmFkZEV2ZW50TGlzdGVuZXIoImNoYW5nZSIsIChldmVudCkgPT4gewog
-                ICAgJCgiZmVlZCIpLmNsYXNzTGlzdC50b2dnbGUoImhpZGUtcmVxdWVzdHMiLCAhZXZlbnQudGFyZ2V0LmNoZWNrZWQpOwogIH0p
-                OwogIHNob3dWZXJzaW9uKCk7CiAgcmVmcmVzaCgpOwogIHNldEludGVydmFsKCgpID0+IHsKICAgIGlmIChhdXRob3JpemVkICYm
-                IGRvY3VtZW50LnZpc2liaWxpdHlTdGF0ZSA9PT0gInZpc2libGUiKSBzY2hlZHVsZVJlZnJlc2goMCk7CiAgfSwgUE9MTF9NUyk7
-                Cn0KCnN0YXJ0KCk7Cg==
+                U2Vzc2lvbnMsIHJlbmRlclVzZXJzIH0gZnJvbSAiLi9qcy9wYW5lbHMvcGxheWVycy5qcyI7CmltcG9ydCB7IHJlbmRlclByb3h5
+                U2Vzc2lvbnMgfSBmcm9tICIuL2pzL3BhbmVscy9wcm94eS5qcyI7CmltcG9ydCB7IHJlbmRlclN0cmVhbXMgfSBmcm9tICIuL2pz
+                L3BhbmVscy9zdHJlYW1zLmpzIjsKCmNvbnN0IEZFRURfTElNSVQgPSAzMDA7CmNvbnN0IFBPTExfTVMgPSAyMDAwOwpjb25zdCBB
+                RlRFUl9FVkVOVF9NUyA9IDE1MDsKCmNvbnN0ICQgPSAoaWQpID0+IGRvY3VtZW50LmdldEVsZW1lbnRCeUlkKGlkKTsKCi8qKiBF
+                YWNoIHBhbmVsOiB3aGVyZSBpdHMgZGF0YSBjb21lcyBmcm9tIGFuZCBob3cgaXQgaXMgZHJhd24uICovCmNvbnN0IFBBTkVMUyA9
+                IFsKICB7IHBhdGg6ICIvX19hZG1pbi9zZXNzaW9ucyIsIHRhcmdldDogInNlc3Npb25zIiwgcmVuZGVyOiByZW5kZXJTZXNzaW9u
+                cyB9LAogIHsgcGF0aDogIi9fX2FkbWluL3Byb3h5L3Nlc3Npb25zIiwgdGFyZ2V0OiAicHJveHktc2Vzc2lvbnMiLCByZW5kZXI6
+                IHJlbmRlclByb3h5U2Vzc2lvbnMgfSwKICB7IHBhdGg6ICIvX19hZG1pbi91c2VycyIsIHRhcmdldDogInVzZXJzIiwgcmVuZGVy
+                OiByZW5kZXJVc2VycyB9LAogIHsgcGF0aDogIi9fX2FkbWluL3N0cmVhbXMiLCB0YXJnZXQ6ICJzdHJlYW1zIiwgcmVuZGVyOiBy
+                ZW5kZXJTdHJlYW1zIH0sCiAgeyBwYXRoOiAiL19fYWRtaW4vaW1wb3J0cyIsIHRhcmdldDogImltcG9ydHMiLCByZW5kZXI6IHJl
+                bmRlckltcG9ydHMgfSwKICB7IHBhdGg6ICIvX19hZG1pbi9nZW5lcmF0aW9ucyIsIHRhcmdldDogImdlbmVyYXRpb25zIiwgcmVu
+                ZGVyOiByZW5kZXJHZW5lcmF0aW9ucyB9LAogIHsgcGF0aDogIi9fX2FkbWluL3dvcmtmbG93cyIsIHRhcmdldDogIndvcmtmbG93
+                cyIsIHJlbmRlcjogcmVuZGVyV29ya2Zsb3dzIH0sCiAgeyBwYXRoOiAiL19fYWRtaW4vZmF1bHRzIiwgdGFyZ2V0OiAiZmF1bHRz
+                IiwgcmVuZGVyOiByZW5kZXJGYXVsdHMgfSwKICB7IHBhdGg6ICIvX19hZG1pbi9yZXF1ZXN0cz9saW1pdD0xMDAiLCB0YXJnZXQ6
+                ICJqb3VybmFsIiwgcmVuZGVyOiByZW5kZXJKb3VybmFsIH0sCl07CgovKiogV2hhdCBlYWNoIHBhbmVsIGxhc3QgZHJldywgc28g
+                YW4gdW5jaGFuZ2VkIHBhbmVsIGlzIGxlZnQgYWxvbmUgKGFuZCBrZWVwcyB3aGF0IGlzIHR5cGVkIGluIGl0KS4gKi8KY29uc3Qg
+                ZHJhd24gPSBuZXcgTWFwKCk7CmxldCByZWZyZXNoaW5nID0gZmFsc2U7CmxldCByZWZyZXNoQWdhaW4gPSBmYWxzZTsKbGV0IHJl
+                ZnJlc2hUaW1lciA9IG51bGw7CmxldCBhdXRob3JpemVkID0gZmFsc2U7CmxldCBmZWVkQ291bnQgPSAwOwoKY29uc3QgY29udGV4
+                dCA9IHsKICAvKiogUnVucyBhbiBhZG1pbiBhY3Rpb24sIHNheXMgaG93IGl0IHdlbnQsIGFuZCByZWZyZXNoZXMuICovCiAgYXN5
+                bmMgYWN0KGxhYmVsLCBhY3Rpb24pIHsKICAgIHRyeSB7CiAgICAgIGF3YWl0IGFjdGlvbigpOwogICAgICBjb250ZXh0LnJlcG9y
+                dChgJHtsYWJlbH06IGRvbmVgKTsKICAgIH0gY2F0Y2ggKGVycm9yKSB7CiAgICAgIGlmIChlcnJvciBpbnN0YW5jZW9mIEFkbWlu
+                VW5hdXRob3JpemVkRXJyb3IpIHJldHVybiBhc2tGb3JUb2tlbihlcnJvci5tZXNzYWdlKTsKICAgICAgY29udGV4dC5yZXBvcnQo
+                YCR7bGFiZWx9IGZhaWxlZDogJHtlcnJvci5tZXNzYWdlfWAsIHRydWUpOwogICAgfQogICAgc2NoZWR1bGVSZWZyZXNoKDApOwog
+                IH0sCiAgcmVwb3J0KHRleHQsIGlzRXJyb3IgPSBmYWxzZSkgewogICAgY29uc3Qgbm90aWNlID0gJCgibm90aWNlIik7CiAgICBu
+                b3RpY2UudGV4dENvbnRlbnQgPSB0ZXh0OwogICAgbm90aWNlLmNsYXNzTGlzdC50b2dnbGUoImVycm9yIiwgaXNFcnJvcik7CiAg
+                fSwKfTsKCmNvbnN0IGZlZWQgPSBuZXcgTGl2ZUZlZWQoewogIG9uRXZlbnQoZXZlbnQpIHsKICAgIGZlZWRDb3VudCArPSAxOwog
+                ICAgJCgiZmVlZC1jb3VudCIpLnRleHRDb250ZW50ID0gU3RyaW5nKGZlZWRDb3VudCk7CiAgICBwcmVwZW5kRmVlZEl0ZW0oJCgi
+                ZmVlZCIpLCBldmVudCwgRkVFRF9MSU1JVCk7CiAgICBzY2hlZHVsZVJlZnJlc2goQUZURVJfRVZFTlRfTVMpOwogIH0sCiAgb25T
+                dGF0ZShzdGF0ZSkgewogICAgY29uc3QgcGlsbCA9ICQoImZlZWQtc3RhdGUiKTsKICAgIHBpbGwuZGF0YXNldC5zdGF0ZSA9IHN0
+                YXRlOwogICAgcGlsbC50ZXh0Q29udGVudCA9IHsgY29ubmVjdGluZzogImNvbm5lY3RpbmfigKYiLCBsaXZlOiAibGl2ZSIsIGRv
+                d246ICJmZWVkIGRvd24iIH1bc3RhdGVdIHx8IHN0YXRlOwogIH0sCiAgYXN5bmMgb25HYXZlVXAoKSB7CiAgICAvLyBBIGNsb3Nl
+                ZCBzb3VyY2UgbWF5IG1lYW4gdGhlIHRva2VuIGlzIG1pc3Npbmcgb3Igd3Jvbmc7IHRoZSBsaXN0cyB0ZWxsLgogICAgYXdhaXQg
+                cmVmcmVzaCgpOwogIH0sCn0pOwoKYXN5bmMgZnVuY3Rpb24gcmVmcmVzaCgpIHsKICBpZiAocmVmcmVzaGluZykgewogICAgcmVm
+                cmVzaEFnYWluID0gdHJ1ZTsKICAgIHJldHVybjsKICB9CiAgcmVmcmVzaGluZyA9IHRydWU7CiAgdHJ5IHsKICAgIGNvbnN0IHJl
+                c3VsdHMgPSBhd2FpdCBQcm9taXNlLmFsbFNldHRsZWQoUEFORUxTLm1hcCgocGFuZWwpID0+IGFkbWluR2V0KHBhbmVsLnBhdGgp
+                KSk7CiAgICBjb25zdCBkZW5pZWQgPSByZXN1bHRzLmZpbmQoKHJlc3VsdCkgPT4gcmVzdWx0LnJlYXNvbiBpbnN0YW5jZW9mIEFk
+                bWluVW5hdXRob3JpemVkRXJyb3IpOwogICAgaWYgKGRlbmllZCkgcmV0dXJuIGFza0ZvclRva2VuKGRlbmllZC5yZWFzb24ubWVz
+                c2FnZSk7CiAgICByZXN1bHRzLmZvckVhY2goKHJlc3VsdCwgaW5kZXgpID0+IHsKICAgICAgY29uc3QgcGFuZWwgPSBQQU5FTFNb
+                aW5kZXhdOwogICAgICBpZiAocmVzdWx0LnN0YXR1cyA9PT0gInJlamVjdGVkIikgewogICAgICAgIGNvbnRleHQucmVwb3J0KGBM
+                b2FkaW5nICR7cGFuZWwucGF0aH0gZmFpbGVkOiAke3Jlc3VsdC5yZWFzb24ubWVzc2FnZX1gLCB0cnVlKTsKICAgICAgICByZXR1
+                cm47CiAgICAgIH0KICAgICAgY29uc3QganNvbiA9IEpTT04uc3RyaW5naWZ5KHJlc3VsdC52YWx1ZSk7CiAgICAgIGlmIChkcmF3
+                bi5nZXQocGFuZWwudGFyZ2V0KSA9PT0ganNvbikgcmV0dXJuOwogICAgICBkcmF3bi5zZXQocGFuZWwudGFyZ2V0LCBqc29uKTsK
+                ICAgICAgcGFuZWwucmVuZGVyKCQocGFuZWwudGFyZ2V0KSwgcmVzdWx0LnZhbHVlLCBjb250ZXh0KTsKICAgIH0pOwogICAgaWYg
+                KCFhdXRob3JpemVkKSBiZWNvbWVBdXRob3JpemVkKCk7CiAgfSBmaW5hbGx5IHsKICAgIHJlZnJlc2hpbmcgPSBmYWxzZTsKICAg
+                IGlmIChyZWZyZXNoQWdhaW4pIHsKICAgICAgcmVmcmVzaEFnYWluID0gZmFsc2U7CiAgICAgIHNjaGVkdWxlUmVmcmVzaCgwKTsK
+                ICAgIH0KICB9Cn0KCmZ1bmN0aW9uIHNjaGVkdWxlUmVmcmVzaChkZWxheSkgewogIGlmIChyZWZyZXNoVGltZXIgIT09IG51bGwp
+                IHJldHVybjsKICByZWZyZXNoVGltZXIgPSBzZXRUaW1lb3V0KCgpID0+IHsKICAgIHJlZnJlc2hUaW1lciA9IG51bGw7CiAgICBy
+                ZWZyZXNoKCk7CiAgfSwgZGVsYXkpOwp9CgpmdW5jdGlvbiBiZWNvbWVBdXRob3JpemVkKCkgewogIGF1dGhvcml6ZWQgPSB0cnVl
+                OwogICQoInRva2VuLXBhbmVsIikuaGlkZGVuID0gdHJ1ZTsKICAkKCJkYXNoYm9hcmQiKS5oaWRkZW4gPSBmYWxzZTsKICBmZWVk
+                LnN0YXJ0KCk7Cn0KCmZ1bmN0aW9uIGFza0ZvclRva2VuKGRldGFpbCkgewogIGF1dGhvcml6ZWQgPSBmYWxzZTsKICBmZWVkLnN0
+                b3AoKTsKICBmZWVkLm9uU3RhdGUoImRvd24iKTsKICAkKCJmZWVkLXN0YXRlIikudGV4dENvbnRlbnQgPSAidG9rZW4gbmVlZGVk
+                IjsKICAkKCJmZWVkLXN0YXRlIikuZGF0YXNldC5zdGF0ZSA9ICJ0b2tlbiI7CiAgJCgiZGFzaGJvYXJkIikuaGlkZGVuID0gdHJ1
+                ZTsKICAkKCJ0b2tlbi1wYW5lbCIpLmhpZGRlbiA9IGZhbHNlOwogICQoInRva2VuLWVycm9yIikudGV4dENvbnRlbnQgPSBhZG1p
+                blRva2VuKCkgPyBgVGhlIHNlcnZlciByZWZ1c2VkIHRoZSB0b2tlbjogJHtkZXRhaWx9YCA6ICIiOwogIGRyYXduLmNsZWFyKCk7
+                CiAgJCgiYWRtaW4tdG9rZW4iKS5mb2N1cygpOwp9CgpmdW5jdGlvbiBzZXRVcFRva2VuRm9ybSgpIHsKICAkKCJ0b2tlbi1mb3Jt
+                IikuYWRkRXZlbnRMaXN0ZW5lcigic3VibWl0IiwgYXN5bmMgKGV2ZW50KSA9PiB7CiAgICBldmVudC5wcmV2ZW50RGVmYXVsdCgp
+                OwogICAgc2V0QWRtaW5Ub2tlbigkKCJhZG1pbi10b2tlbiIpLnZhbHVlLnRyaW0oKSk7CiAgICAkKCJ0b2tlbi1lcnJvciIpLnRl
+                eHRDb250ZW50ID0gIiI7CiAgICBhd2FpdCByZWZyZXNoKCk7CiAgfSk7CiAgJCgiZm9yZ2V0LXRva2VuIikuYWRkRXZlbnRMaXN0
+                ZW5lcigiY2xpY2siLCAoKSA9PiB7CiAgICBzZXRBZG1pblRva2VuKG51bGwpOwogICAgYXNrRm9yVG9rZW4oIiIpOwogIH0pOwp9
+                Cgphc3luYyBmdW5jdGlvbiBzaG93VmVyc2lvbigpIHsKICB0cnkgewogICAgY29uc3QgaGVhbHRoID0gYXdhaXQgYWRtaW5HZXQo
+                Ii9fX2FkbWluL2hlYWx0aCIpOwogICAgJCgidmVyc2lvbiIpLnRleHRDb250ZW50ID0gYHYke2hlYWx0aC52ZXJzaW9ufWA7CiAg
+                fSBjYXRjaCB7CiAgICAvLyBUaGUgdmVyc2lvbiBpcyBkZWNvcmF0aW9uOyB0aGUgcGFuZWxzIHJlcG9ydCByZWFsIGZhaWx1cmVz
+                LgogIH0KfQoKZnVuY3Rpb24gc3RhcnQoKSB7CiAgc2V0VXBUb2tlbkZvcm0oKTsKICBzZXRVcEZhdWx0Rm9ybSgkKCJmYXVsdC1m
+                b3JtIiksIGNvbnRleHQpOwogICQoInNob3ctcmVxdWVzdHMiKS5hZGRFdmVudExpc3RlbmVyKCJjaGFuZ2UiLCAoZXZlbnQpID0+
+                IHsKICAgICQoImZlZWQiKS5jbGFzc0xpc3QudG9nZ2xlKCJoaWRlLXJlcXVlc3RzIiwgIWV2ZW50LnRhcmdldC5jaGVja2VkKTsK
+                ICB9KTsKICBzaG93VmVyc2lvbigpOwogIHJlZnJlc2goKTsKICBzZXRJbnRlcnZhbCgoKSA9PiB7CiAgICBpZiAoYXV0aG9yaXpl
+                ZCAmJiBkb2N1bWVudC52aXNpYmlsaXR5U3RhdGUgPT09ICJ2aXNpYmxlIikgc2NoZWR1bGVSZWZyZXNoKDApOwogIH0sIFBPTExf
+                TVMpOwp9CgpzdGFydCgpOwo=
                 """),
         EmbeddedFile(
             path: "favicon.png", etag: "\"d1-e8ccce9761fc6263\"",
@@ -95,51 +97,53 @@ extension EmbeddedResources {
                 AClJWH4NUx+i8qdY+jNK+47LCxKJkkyiKJUoyyUaE4nWTKI5XT0e9YAu8EfWA5wAAAAASUVORK5CYII=
                 """),
         EmbeddedFile(
-            path: "index.html", etag: "\"c74-8a51b136b128826c\"",
+            path: "index.html", etag: "\"d1b-63d00de347471210\"",
             base64: """
                 PCFkb2N0eXBlIGh0bWw+CjxodG1sIGxhbmc9ImVuIj4KPGhlYWQ+CiAgPG1ldGEgY2hhcnNldD0idXRmLTgiPgogIDxtZXRhIG5h
                 bWU9InZpZXdwb3J0IiBjb250ZW50PSJ3aWR0aD1kZXZpY2Utd2lkdGgsIGluaXRpYWwtc2NhbGU9MSI+CiAgPHRpdGxlPm1vY2ti
                 YWNrZW5kPC90aXRsZT4KICA8bGluayByZWw9Imljb24iIHR5cGU9ImltYWdlL3BuZyIgaHJlZj0iZmF2aWNvbi5wbmciPgogIDxs
                 aW5rIHJlbD0ic3R5bGVzaGVldCIgaHJlZj0ic3R5bGUuY3NzIj4KICA8c2NyaXB0IHR5cGU9Im1vZHVsZSIgc3JjPSJhcHAuanMi
                 Pjwvc2NyaXB0Pgo8L2hlYWQ+Cjxib2R5PgogIDxoZWFkZXIgY2xhc3M9InRvcCI+CiAgICA8aDE+bW9ja2JhY2tlbmQgPHNwYW4g
-                aWQ9InZlcnNpb24iIGNsYXNzPSJtdXRlZCI+PC9zcGFuPjwvaDE+CiAgICA8bmF2PgogICAgICA8YSBocmVmPSIvb3BlbmFwaS55
-                YW1sIj5vcGVuYXBpLnlhbWw8L2E+CiAgICAgIDxhIGhyZWY9Ii9oZWFsdGgiPmhlYWx0aDwvYT4KICAgIDwvbmF2PgogICAgPHNw
-                YW4gaWQ9ImZlZWQtc3RhdGUiIGNsYXNzPSJwaWxsIiBkYXRhLXN0YXRlPSJjb25uZWN0aW5nIj5jb25uZWN0aW5n4oCmPC9zcGFu
-                PgogIDwvaGVhZGVyPgoKICA8cCBpZD0ibm90aWNlIiByb2xlPSJzdGF0dXMiIGFyaWEtbGl2ZT0icG9saXRlIj48L3A+CgogIDxz
-                ZWN0aW9uIGlkPSJ0b2tlbi1wYW5lbCIgY2xhc3M9ImNhcmQgdG9rZW4iIGhpZGRlbj4KICAgIDxoMj5BZG1pbiB0b2tlbjwvaDI+
-                CiAgICA8cD5UaGlzIHNlcnZlciB3YXMgc3RhcnRlZCB3aXRoIDxjb2RlPi0tYWRtaW4tdG9rZW48L2NvZGU+LiBFbnRlciB0aGUg
-                dG9rZW4gdG8gdXNlIHRoZSBkYXNoYm9hcmQ7CiAgICAgIGl0IGlzIGtlcHQgZm9yIHRoaXMgdGFiIG9ubHkuPC9wPgogICAgPGZv
-                cm0gaWQ9InRva2VuLWZvcm0iIGF1dG9jb21wbGV0ZT0ib2ZmIj4KICAgICAgPGxhYmVsIGZvcj0iYWRtaW4tdG9rZW4iPlRva2Vu
-                PC9sYWJlbD4KICAgICAgPGlucHV0IGlkPSJhZG1pbi10b2tlbiIgbmFtZT0idG9rZW4iIHR5cGU9InBhc3N3b3JkIiByZXF1aXJl
-                ZD4KICAgICAgPGJ1dHRvbiB0eXBlPSJzdWJtaXQiPkNvbm5lY3Q8L2J1dHRvbj4KICAgIDwvZm9ybT4KICAgIDxwIGlkPSJ0b2tl
-                bi1lcnJvciIgY2xhc3M9ImVycm9yIj48L3A+CiAgPC9zZWN0aW9uPgoKICA8bWFpbiBpZD0iZGFzaGJvYXJkIiBjbGFzcz0ibGF5
-                b3V0IiBoaWRkZW4+CiAgICA8ZGl2IGNsYXNzPSJwYW5lbHMiPgogICAgICA8c2VjdGlvbiBjbGFzcz0iY2FyZCIgaWQ9InNlc3Np
-                b25zLXBhbmVsIj4KICAgICAgICA8aDI+U2Vzc2lvbnM8L2gyPgogICAgICAgIDxkaXYgaWQ9InNlc3Npb25zIj48L2Rpdj4KICAg
-                ICAgPC9zZWN0aW9uPgoKICAgICAgPHNlY3Rpb24gY2xhc3M9ImNhcmQiIGlkPSJ1c2Vycy1wYW5lbCI+CiAgICAgICAgPGgyPlVz
-                ZXJzIGFuZCBiYWxhbmNlczwvaDI+CiAgICAgICAgPGRpdiBpZD0idXNlcnMiPjwvZGl2PgogICAgICA8L3NlY3Rpb24+CgogICAg
-                ICA8c2VjdGlvbiBjbGFzcz0iY2FyZCIgaWQ9ImpvYnMtcGFuZWwiPgogICAgICAgIDxoMj5Kb2JzPC9oMj4KICAgICAgICA8aDM+
-                Q1NWIGltcG9ydHM8L2gzPgogICAgICAgIDxkaXYgaWQ9ImltcG9ydHMiPjwvZGl2PgogICAgICAgIDxoMz5HZW5lcmF0aW9uczwv
-                aDM+CiAgICAgICAgPGRpdiBpZD0iZ2VuZXJhdGlvbnMiPjwvZGl2PgogICAgICA8L3NlY3Rpb24+CgogICAgICA8c2VjdGlvbiBj
-                bGFzcz0iY2FyZCIgaWQ9InN0cmVhbXMtcGFuZWwiPgogICAgICAgIDxoMj5TdHJlYW1zPC9oMj4KICAgICAgICA8ZGl2IGlkPSJz
-                dHJlYW1zIj48L2Rpdj4KICAgICAgPC9zZWN0aW9uPgoKICAgICAgPHNlY3Rpb24gY2xhc3M9ImNhcmQiIGlkPSJ3b3JrZmxvd3Mt
-                cGFuZWwiPgogICAgICAgIDxoMj5Xb3JrZmxvd3M8L2gyPgogICAgICAgIDxkaXYgaWQ9IndvcmtmbG93cyI+PC9kaXY+CiAgICAg
-                IDwvc2VjdGlvbj4KCiAgICAgIDxzZWN0aW9uIGNsYXNzPSJjYXJkIiBpZD0iZmF1bHRzLXBhbmVsIj4KICAgICAgICA8aDI+RmF1
-                bHRzPC9oMj4KICAgICAgICA8ZGl2IGlkPSJmYXVsdHMiPjwvZGl2PgogICAgICAgIDxmb3JtIGlkPSJmYXVsdC1mb3JtIiBjbGFz
-                cz0iaW5saW5lLWZvcm0iPgogICAgICAgICAgPGxhYmVsPk1ldGhvZCA8aW5wdXQgbmFtZT0ibWV0aG9kIiBzaXplPSI2IiBwbGFj
-                ZWhvbGRlcj0iYW55Ij48L2xhYmVsPgogICAgICAgICAgPGxhYmVsPlBhdGggPGlucHV0IG5hbWU9InBhdGgiIHNpemU9IjI0IiBw
-                bGFjZWhvbGRlcj0iL2FwaS92Mi9pbXBvcnRzLyovc3RyZWFtIj48L2xhYmVsPgogICAgICAgICAgPGxhYmVsPktpbmQgPHNlbGVj
-                dCBuYW1lPSJraW5kIj48L3NlbGVjdD48L2xhYmVsPgogICAgICAgICAgPGxhYmVsPk9wdGlvbnMgPGlucHV0IG5hbWU9Im9wdGlv
-                bnMiIHNpemU9IjI4IiBjbGFzcz0ibW9ubyI+PC9sYWJlbD4KICAgICAgICAgIDxsYWJlbD5UaW1lcyA8aW5wdXQgbmFtZT0idGlt
-                ZXMiIHR5cGU9Im51bWJlciIgbWluPSIxIiBzaXplPSI0IiBwbGFjZWhvbGRlcj0i4oieIj48L2xhYmVsPgogICAgICAgICAgPGJ1
-                dHRvbiB0eXBlPSJzdWJtaXQiPkFkZCBmYXVsdDwvYnV0dG9uPgogICAgICAgIDwvZm9ybT4KICAgICAgPC9zZWN0aW9uPgoKICAg
-                ICAgPHNlY3Rpb24gY2xhc3M9ImNhcmQiIGlkPSJqb3VybmFsLXBhbmVsIj4KICAgICAgICA8aDI+UmVxdWVzdCBqb3VybmFsPC9o
-                Mj4KICAgICAgICA8ZGl2IGlkPSJqb3VybmFsIj48L2Rpdj4KICAgICAgPC9zZWN0aW9uPgoKICAgICAgPHAgY2xhc3M9Im11dGVk
-                IGZvb3Rub3RlIj4KICAgICAgICBUb2tlbjogPGJ1dHRvbiB0eXBlPSJidXR0b24iIGlkPSJmb3JnZXQtdG9rZW4iIGNsYXNzPSJs
-                aW5rIj5mb3JnZXQgaXQgb24gdGhpcyB0YWI8L2J1dHRvbj4KICAgICAgPC9wPgogICAgPC9kaXY+CgogICAgPGFzaWRlIGNsYXNz
-                PSJjYXJkIGZlZWQtcGFuZWwiPgogICAgICA8aDI+TGl2ZSBmZWVkIDxzcGFuIGlkPSJmZWVkLWNvdW50IiBjbGFzcz0ibXV0ZWQi
-                PjA8L3NwYW4+PC9oMj4KICAgICAgPGxhYmVsIGNsYXNzPSJtdXRlZCI+PGlucHV0IHR5cGU9ImNoZWNrYm94IiBpZD0ic2hvdy1y
-                ZXF1ZXN0cyIgY2hlY2tlZD4gcmVxdWVzdHM8L2xhYmVsPgogICAgICA8b2wgaWQ9ImZlZWQiIGNsYXNzPSJmZWVkIj48L29sPgog
-                ICAgPC9hc2lkZT4KICA8L21haW4+CjwvYm9keT4KPC9odG1sPgo=
+                aWQ9InZlcnNpb24iIGNsYXNzPSJtdXRlZCI+PC9zcGFuPjwvaDE+CiAgICA8bmF2PgogICAgICA8YSBocmVmPSIvX19hZG1pbi9v
+                cGVuYXBpLnlhbWwiPm9wZW5hcGkueWFtbDwvYT4KICAgICAgPGEgaHJlZj0iL19fYWRtaW4vaGVhbHRoIj5oZWFsdGg8L2E+CiAg
+                ICA8L25hdj4KICAgIDxzcGFuIGlkPSJmZWVkLXN0YXRlIiBjbGFzcz0icGlsbCIgZGF0YS1zdGF0ZT0iY29ubmVjdGluZyI+Y29u
+                bmVjdGluZ+KApjwvc3Bhbj4KICA8L2hlYWRlcj4KCiAgPHAgaWQ9Im5vdGljZSIgcm9sZT0ic3RhdHVzIiBhcmlhLWxpdmU9InBv
+                bGl0ZSI+PC9wPgoKICA8c2VjdGlvbiBpZD0idG9rZW4tcGFuZWwiIGNsYXNzPSJjYXJkIHRva2VuIiBoaWRkZW4+CiAgICA8aDI+
+                QWRtaW4gdG9rZW48L2gyPgogICAgPHA+VGhpcyBzZXJ2ZXIgd2FzIHN0YXJ0ZWQgd2l0aCA8Y29kZT4tLWFkbWluLXRva2VuPC9j
+                b2RlPi4gRW50ZXIgdGhlIHRva2VuIHRvIHVzZSB0aGUgZGFzaGJvYXJkOwogICAgICBpdCBpcyBrZXB0IGZvciB0aGlzIHRhYiBv
+                bmx5LjwvcD4KICAgIDxmb3JtIGlkPSJ0b2tlbi1mb3JtIiBhdXRvY29tcGxldGU9Im9mZiI+CiAgICAgIDxsYWJlbCBmb3I9ImFk
+                bWluLXRva2VuIj5Ub2tlbjwvbGFiZWw+CiAgICAgIDxpbnB1dCBpZD0iYWRtaW4tdG9rZW4iIG5hbWU9InRva2VuIiB0eXBlPSJw
+                YXNzd29yZCIgcmVxdWlyZWQ+CiAgICAgIDxidXR0b24gdHlwZT0ic3VibWl0Ij5Db25uZWN0PC9idXR0b24+CiAgICA8L2Zvcm0+
+                CiAgICA8cCBpZD0idG9rZW4tZXJyb3IiIGNsYXNzPSJlcnJvciI+PC9wPgogIDwvc2VjdGlvbj4KCiAgPG1haW4gaWQ9ImRhc2hi
+                b2FyZCIgY2xhc3M9ImxheW91dCIgaGlkZGVuPgogICAgPGRpdiBjbGFzcz0icGFuZWxzIj4KICAgICAgPHNlY3Rpb24gY2xhc3M9
+                ImNhcmQiIGlkPSJzZXNzaW9ucy1wYW5lbCI+CiAgICAgICAgPGgyPlNlc3Npb25zPC9oMj4KICAgICAgICA8ZGl2IGlkPSJzZXNz
+                aW9ucyI+PC9kaXY+CiAgICAgIDwvc2VjdGlvbj4KCiAgICAgIDxzZWN0aW9uIGNsYXNzPSJjYXJkIiBpZD0icHJveHktc2Vzc2lv
+                bnMtcGFuZWwiPgogICAgICAgIDxoMj5Qcm94eSBzZXNzaW9uIHRva2VuczwvaDI+CiAgICAgICAgPGRpdiBpZD0icHJveHktc2Vz
+                c2lvbnMiPjwvZGl2PgogICAgICA8L3NlY3Rpb24+CgogICAgICA8c2VjdGlvbiBjbGFzcz0iY2FyZCIgaWQ9InVzZXJzLXBhbmVs
+                Ij4KICAgICAgICA8aDI+VXNlcnMgYW5kIGJhbGFuY2VzPC9oMj4KICAgICAgICA8ZGl2IGlkPSJ1c2VycyI+PC9kaXY+CiAgICAg
+                IDwvc2VjdGlvbj4KCiAgICAgIDxzZWN0aW9uIGNsYXNzPSJjYXJkIiBpZD0iam9icy1wYW5lbCI+CiAgICAgICAgPGgyPkpvYnM8
+                L2gyPgogICAgICAgIDxoMz5DU1YgaW1wb3J0czwvaDM+CiAgICAgICAgPGRpdiBpZD0iaW1wb3J0cyI+PC9kaXY+CiAgICAgICAg
+                PGgzPkdlbmVyYXRpb25zPC9oMz4KICAgICAgICA8ZGl2IGlkPSJnZW5lcmF0aW9ucyI+PC9kaXY+CiAgICAgIDwvc2VjdGlvbj4K
+                CiAgICAgIDxzZWN0aW9uIGNsYXNzPSJjYXJkIiBpZD0ic3RyZWFtcy1wYW5lbCI+CiAgICAgICAgPGgyPlN0cmVhbXM8L2gyPgog
+                ICAgICAgIDxkaXYgaWQ9InN0cmVhbXMiPjwvZGl2PgogICAgICA8L3NlY3Rpb24+CgogICAgICA8c2VjdGlvbiBjbGFzcz0iY2Fy
+                ZCIgaWQ9IndvcmtmbG93cy1wYW5lbCI+CiAgICAgICAgPGgyPldvcmtmbG93czwvaDI+CiAgICAgICAgPGRpdiBpZD0id29ya2Zs
+                b3dzIj48L2Rpdj4KICAgICAgPC9zZWN0aW9uPgoKICAgICAgPHNlY3Rpb24gY2xhc3M9ImNhcmQiIGlkPSJmYXVsdHMtcGFuZWwi
+                PgogICAgICAgIDxoMj5GYXVsdHM8L2gyPgogICAgICAgIDxkaXYgaWQ9ImZhdWx0cyI+PC9kaXY+CiAgICAgICAgPGZvcm0gaWQ9
+                ImZhdWx0LWZvcm0iIGNsYXNzPSJpbmxpbmUtZm9ybSI+CiAgICAgICAgICA8bGFiZWw+TWV0aG9kIDxpbnB1dCBuYW1lPSJtZXRo
+                b2QiIHNpemU9IjYiIHBsYWNlaG9sZGVyPSJhbnkiPjwvbGFiZWw+CiAgICAgICAgICA8bGFiZWw+UGF0aCA8aW5wdXQgbmFtZT0i
+                cGF0aCIgc2l6ZT0iMjQiIHBsYWNlaG9sZGVyPSIvYXBpL3YyL2ltcG9ydHMvKi9zdHJlYW0iPjwvbGFiZWw+CiAgICAgICAgICA8
+                bGFiZWw+S2luZCA8c2VsZWN0IG5hbWU9ImtpbmQiPjwvc2VsZWN0PjwvbGFiZWw+CiAgICAgICAgICA8bGFiZWw+T3B0aW9ucyA8
+                aW5wdXQgbmFtZT0ib3B0aW9ucyIgc2l6ZT0iMjgiIGNsYXNzPSJtb25vIj48L2xhYmVsPgogICAgICAgICAgPGxhYmVsPlRpbWVz
+                IDxpbnB1dCBuYW1lPSJ0aW1lcyIgdHlwZT0ibnVtYmVyIiBtaW49IjEiIHNpemU9IjQiIHBsYWNlaG9sZGVyPSLiiJ4iPjwvbGFi
+                ZWw+CiAgICAgICAgICA8YnV0dG9uIHR5cGU9InN1Ym1pdCI+QWRkIGZhdWx0PC9idXR0b24+CiAgICAgICAgPC9mb3JtPgogICAg
+                ICA8L3NlY3Rpb24+CgogICAgICA8c2VjdGlvbiBjbGFzcz0iY2FyZCIgaWQ9ImpvdXJuYWwtcGFuZWwiPgogICAgICAgIDxoMj5S
+                ZXF1ZXN0IGpvdXJuYWw8L2gyPgogICAgICAgIDxkaXYgaWQ9ImpvdXJuYWwiPjwvZGl2PgogICAgICA8L3NlY3Rpb24+CgogICAg
+                ICA8cCBjbGFzcz0ibXV0ZWQgZm9vdG5vdGUiPgogICAgICAgIFRva2VuOiA8YnV0dG9uIHR5cGU9ImJ1dHRvbiIgaWQ9ImZvcmdl
+                dC10b2tlbiIgY2xhc3M9ImxpbmsiPmZvcmdldCBpdCBvbiB0aGlzIHRhYjwvYnV0dG9uPgogICAgICA8L3A+CiAgICA8L2Rpdj4K
+                CiAgICA8YXNpZGUgY2xhc3M9ImNhcmQgZmVlZC1wYW5lbCI+CiAgICAgIDxoMj5MaXZlIGZlZWQgPHNwYW4gaWQ9ImZlZWQtY291
+                bnQiIGNsYXNzPSJtdXRlZCI+MDwvc3Bhbj48L2gyPgogICAgICA8bGFiZWwgY2xhc3M9Im11dGVkIj48aW5wdXQgdHlwZT0iY2hl
+                Y2tib3giIGlkPSJzaG93LXJlcXVlc3RzIiBjaGVja2VkPiByZXF1ZXN0czwvbGFiZWw+CiAgICAgIDxvbCBpZD0iZmVlZCIgY2xh
+                c3M9ImZlZWQiPjwvb2w+CiAgICA8L2FzaWRlPgogIDwvbWFpbj4KPC9ib2R5Pgo8L2h0bWw+Cg==
                 """),
         EmbeddedFile(
             path: "js/admin-api.js", etag: "\"b3d-3ba543bc1d341590\"",
@@ -399,38 +403,45 @@ extension EmbeddedResources {
                 ZXJhdGlvbiIsICJIYXQiLCAiRWxhcHNlZCJdLCByb3dzLCAiTm8gd29ya2Zsb3cgc2Vzc2lvbnMuIikpOwp9Cg==
                 """),
         EmbeddedFile(
-            path: "js/panels/journal.js", etag: "\"8b9-fefc14e0166d3db0\"",
+            path: "js/panels/journal.js", etag: "\"ab2-eff9df6b268b703c\"",
             base64: """
                 Ly8gVGhlIHJlcXVlc3Qgam91cm5hbCAobmV3ZXN0IGZpcnN0KSBhbmQgdGhlIGxpdmUgZmVlZCBsaXN0LgoKaW1wb3J0IHsgYmFk
                 Z2UsIGNsb2NrVGltZSwgZWwsIHRhYmxlIH0gZnJvbSAiLi4vZG9tLmpzIjsKaW1wb3J0IHsgZGVzY3JpYmVGZWVkRXZlbnQgfSBm
                 cm9tICIuLi9saXZlLWZlZWQuanMiOwoKZnVuY3Rpb24gc3RhdHVzVG9uZShzdGF0dXMpIHsKICBpZiAoc3RhdHVzID49IDUwMCkg
                 cmV0dXJuICJiYWQiOwogIGlmIChzdGF0dXMgPj0gNDAwKSByZXR1cm4gIndhcm4iOwogIGlmIChzdGF0dXMgPj0gMzAwKSByZXR1
-                cm4gIm11dGVkIjsKICByZXR1cm4gIm9rIjsKfQoKLyoqIEVhY2ggZW50cnkncyB0YXJnZXQgb3BlbnMgdG8gaXRzIGhlYWRlcnMg
-                YW5kIGJvZHkgZXhjZXJwdC4gKi8KZXhwb3J0IGZ1bmN0aW9uIHJlbmRlckpvdXJuYWwoY29udGFpbmVyLCBlbnRyaWVzKSB7CiAg
-                Y29uc3Qgcm93cyA9IGVudHJpZXMubWFwKChlbnRyeSkgPT4gewogICAgY29uc3QgaGVhZGVycyA9IE9iamVjdC5lbnRyaWVzKGVu
-                dHJ5LmhlYWRlcnMgfHwge30pCiAgICAgIC5tYXAoKFtuYW1lLCB2YWx1ZV0pID0+IGAke25hbWV9OiAke3ZhbHVlfWApCiAgICAg
-                IC5qb2luKCJcbiIpOwogICAgY29uc3QgZGV0YWlscyA9IGVsKAogICAgICAiZGV0YWlscyIsCiAgICAgIHt9LAogICAgICBlbCgi
-                c3VtbWFyeSIsIHsgY2xhc3NOYW1lOiAibW9ubyIsIHRleHQ6IGVudHJ5LnRhcmdldCB9KSwKICAgICAgZWwoInByZSIsIHsgdGV4
-                dDogaGVhZGVycyArIChlbnRyeS5ib2R5RXhjZXJwdCA/IGBcblxuJHtlbnRyeS5ib2R5RXhjZXJwdH1gIDogIiIpIH0pLAogICAg
-                KTsKICAgIHJldHVybiBlbCgKICAgICAgInRyIiwKICAgICAgeyBkYXRhc2V0OiB7IHJlcXVlc3RJZDogZW50cnkuaWQgfSB9LAog
-                ICAgICBlbCgidGQiLCB7IHRleHQ6IGNsb2NrVGltZShlbnRyeS5yZWNlaXZlZEF0KSwgdGl0bGU6IGVudHJ5LnJlY2VpdmVkQXQg
-                fSksCiAgICAgIGVsKCJ0ZCIsIHsgdGV4dDogZW50cnkubWV0aG9kIH0pLAogICAgICBlbCgidGQiLCB7fSwgZGV0YWlscyksCiAg
-                ICAgIGVsKCJ0ZCIsIHt9LCBiYWRnZShTdHJpbmcoZW50cnkuc3RhdHVzKSwgc3RhdHVzVG9uZShlbnRyeS5zdGF0dXMpKSksCiAg
-                ICAgIGVsKCJ0ZCIsIHsgY2xhc3NOYW1lOiAibnVtYmVyIiwgdGV4dDogYCR7ZW50cnkuZHVyYXRpb25Nc30gbXNgIH0pLAogICAg
-                ICBlbCgidGQiLCB7IGNsYXNzTmFtZTogIm1vbm8iLCB0ZXh0OiBlbnRyeS5mYXVsdCB8fCAiIiB9KSwKICAgICk7CiAgfSk7CiAg
-                Y29udGFpbmVyLnJlcGxhY2VDaGlsZHJlbih0YWJsZShbIlRpbWUiLCAiTWV0aG9kIiwgIlRhcmdldCIsICJTdGF0dXMiLCAiVG9v
-                ayIsICJGYXVsdCJdLCByb3dzLCAiTm8gcmVxdWVzdHMgeWV0LiIpKTsKfQoKLyoqIEEgdGludCBmb3IgZWFjaCBraW5kIG9mIGZl
-                ZWQgZXZlbnQgKGBBZG1pbkZlZWRFdmVudC5LaW5kYCkuICovCmNvbnN0IEtJTkRfVE9ORVMgPSB7CiAgcmVxdWVzdDogIm11dGVk
-                IiwKICBsb2dpbjogIm9rIiwKICAic2Vzc2lvbi5leHBpcmVkIjogImJhZCIsCiAgInNlc3Npb24udGVybWluYXRlZCI6ICJ3YXJu
-                IiwKICAiZmF1bHQuZmlyZWQiOiAiYmFkIiwKICAic3RyZWFtLmNvbm5lY3RlZCI6ICJpbmZvIiwKICAic3RyZWFtLmRpc2Nvbm5l
-                Y3RlZCI6ICJtdXRlZCIsCn07CgovKiogQSBsaXN0IGl0ZW0gZm9yIG9uZSBmZWVkIGV2ZW50LCBuZXdlc3Qgb24gdG9wOyB0aGUg
-                bGlzdCBrZWVwcyB0aGUgbGFzdCBgbGltaXRgLiAqLwpleHBvcnQgZnVuY3Rpb24gcHJlcGVuZEZlZWRJdGVtKGxpc3QsIGV2ZW50
-                LCBsaW1pdCkgewogIGNvbnN0IGl0ZW0gPSBlbCgKICAgICJsaSIsCiAgICB7IGRhdGFzZXQ6IHsgZXZlbnRUeXBlOiBldmVudC5r
-                aW5kLCBldmVudElkOiBldmVudC5pZCB9IH0sCiAgICBlbCgic3BhbiIsIHsgY2xhc3NOYW1lOiAidGltZSIsIHRleHQ6IGNsb2Nr
-                VGltZShldmVudC5kYXRhPy50cyksIHRpdGxlOiBldmVudC5kYXRhPy50cyB9KSwKICAgIGJhZGdlKGV2ZW50LmtpbmQsIEtJTkRf
-                VE9ORVNbZXZlbnQua2luZF0pLAogICAgZWwoInNwYW4iLCB7IGNsYXNzTmFtZTogInRleHQiLCB0ZXh0OiBkZXNjcmliZUZlZWRF
-                dmVudChldmVudC5raW5kLCBldmVudC5kYXRhKSB9KSwKICApOwogIGxpc3QucHJlcGVuZChpdGVtKTsKICB3aGlsZSAobGlzdC5j
-                aGlsZHJlbi5sZW5ndGggPiBsaW1pdCkgbGlzdC5sYXN0RWxlbWVudENoaWxkLnJlbW92ZSgpOwp9Cg==
+                cm4gIm11dGVkIjsKICByZXR1cm4gIm9rIjsKfQoKLyoqIEEgcHJveGllZCByZXF1ZXN0OiB3aGF0IHRoZSB1cHN0cmVhbSBhbnN3
+                ZXJlZCAob3IgdGhhdCBpdCBkaWQgbm90KSwgYW5kIGhvdyBmYXN0LiAqLwpmdW5jdGlvbiBwcm94aWVkQmFkZ2UoZW50cnkpIHsK
+                ICBjb25zdCB1cHN0cmVhbSA9IGVudHJ5LnVwc3RyZWFtU3RhdHVzID8/ICJubyBhbnN3ZXIiOwogIGNvbnN0IGxhdGVuY3kgPSBl
+                bnRyeS51cHN0cmVhbUxhdGVuY3lNcyA9PT0gdW5kZWZpbmVkID8gIiIgOiBgIGluICR7ZW50cnkudXBzdHJlYW1MYXRlbmN5TXN9
+                IG1zYDsKICBjb25zdCBsYWJlbCA9IGJhZGdlKCJwcm94aWVkIiwgImluZm8gcHJveGllZCIpOwogIGxhYmVsLnRpdGxlID0gYFVw
+                c3RyZWFtOiAke3Vwc3RyZWFtfSR7bGF0ZW5jeX1gOwogIHJldHVybiBsYWJlbDsKfQoKLyoqIEVhY2ggZW50cnkncyB0YXJnZXQg
+                b3BlbnMgdG8gaXRzIGhlYWRlcnMgYW5kIGJvZHkgZXhjZXJwdC4gKi8KZXhwb3J0IGZ1bmN0aW9uIHJlbmRlckpvdXJuYWwoY29u
+                dGFpbmVyLCBlbnRyaWVzKSB7CiAgY29uc3Qgcm93cyA9IGVudHJpZXMubWFwKChlbnRyeSkgPT4gewogICAgY29uc3QgaGVhZGVy
+                cyA9IE9iamVjdC5lbnRyaWVzKGVudHJ5LmhlYWRlcnMgfHwge30pCiAgICAgIC5tYXAoKFtuYW1lLCB2YWx1ZV0pID0+IGAke25h
+                bWV9OiAke3ZhbHVlfWApCiAgICAgIC5qb2luKCJcbiIpOwogICAgY29uc3QgZGV0YWlscyA9IGVsKAogICAgICAiZGV0YWlscyIs
+                CiAgICAgIHt9LAogICAgICBlbCgic3VtbWFyeSIsIHsgY2xhc3NOYW1lOiAibW9ubyIsIHRleHQ6IGVudHJ5LnRhcmdldCB9KSwK
+                ICAgICAgZWwoInByZSIsIHsgdGV4dDogaGVhZGVycyArIChlbnRyeS5ib2R5RXhjZXJwdCA/IGBcblxuJHtlbnRyeS5ib2R5RXhj
+                ZXJwdH1gIDogIiIpIH0pLAogICAgKTsKICAgIHJldHVybiBlbCgKICAgICAgInRyIiwKICAgICAgeyBkYXRhc2V0OiB7IHJlcXVl
+                c3RJZDogZW50cnkuaWQgfSB9LAogICAgICBlbCgidGQiLCB7IHRleHQ6IGNsb2NrVGltZShlbnRyeS5yZWNlaXZlZEF0KSwgdGl0
+                bGU6IGVudHJ5LnJlY2VpdmVkQXQgfSksCiAgICAgIGVsKCJ0ZCIsIHsgdGV4dDogZW50cnkubWV0aG9kIH0pLAogICAgICBlbCgi
+                dGQiLCB7fSwgZGV0YWlscyksCiAgICAgIGVsKAogICAgICAgICJ0ZCIsCiAgICAgICAge30sCiAgICAgICAgYmFkZ2UoU3RyaW5n
+                KGVudHJ5LnN0YXR1cyksIHN0YXR1c1RvbmUoZW50cnkuc3RhdHVzKSksCiAgICAgICAgZW50cnkucHJveGllZCAmJiAiICIsCiAg
+                ICAgICAgZW50cnkucHJveGllZCAmJiBwcm94aWVkQmFkZ2UoZW50cnkpLAogICAgICApLAogICAgICBlbCgidGQiLCB7IGNsYXNz
+                TmFtZTogIm51bWJlciIsIHRleHQ6IGAke2VudHJ5LmR1cmF0aW9uTXN9IG1zYCB9KSwKICAgICAgZWwoInRkIiwgeyBjbGFzc05h
+                bWU6ICJtb25vIiwgdGV4dDogZW50cnkuZmF1bHQgfHwgIiIgfSksCiAgICApOwogIH0pOwogIGNvbnRhaW5lci5yZXBsYWNlQ2hp
+                bGRyZW4odGFibGUoWyJUaW1lIiwgIk1ldGhvZCIsICJUYXJnZXQiLCAiU3RhdHVzIiwgIlRvb2siLCAiRmF1bHQiXSwgcm93cywg
+                Ik5vIHJlcXVlc3RzIHlldC4iKSk7Cn0KCi8qKiBBIHRpbnQgZm9yIGVhY2gga2luZCBvZiBmZWVkIGV2ZW50IChgQWRtaW5GZWVk
+                RXZlbnQuS2luZGApLiAqLwpjb25zdCBLSU5EX1RPTkVTID0gewogIHJlcXVlc3Q6ICJtdXRlZCIsCiAgbG9naW46ICJvayIsCiAg
+                InNlc3Npb24uZXhwaXJlZCI6ICJiYWQiLAogICJzZXNzaW9uLnRlcm1pbmF0ZWQiOiAid2FybiIsCiAgImZhdWx0LmZpcmVkIjog
+                ImJhZCIsCiAgInN0cmVhbS5jb25uZWN0ZWQiOiAiaW5mbyIsCiAgInN0cmVhbS5kaXNjb25uZWN0ZWQiOiAibXV0ZWQiLAp9OwoK
+                LyoqIEEgbGlzdCBpdGVtIGZvciBvbmUgZmVlZCBldmVudCwgbmV3ZXN0IG9uIHRvcDsgdGhlIGxpc3Qga2VlcHMgdGhlIGxhc3Qg
+                YGxpbWl0YC4gKi8KZXhwb3J0IGZ1bmN0aW9uIHByZXBlbmRGZWVkSXRlbShsaXN0LCBldmVudCwgbGltaXQpIHsKICBjb25zdCBp
+                dGVtID0gZWwoCiAgICAibGkiLAogICAgeyBkYXRhc2V0OiB7IGV2ZW50VHlwZTogZXZlbnQua2luZCwgZXZlbnRJZDogZXZlbnQu
+                aWQgfSB9LAogICAgZWwoInNwYW4iLCB7IGNsYXNzTmFtZTogInRpbWUiLCB0ZXh0OiBjbG9ja1RpbWUoZXZlbnQuZGF0YT8udHMp
+                LCB0aXRsZTogZXZlbnQuZGF0YT8udHMgfSksCiAgICBiYWRnZShldmVudC5raW5kLCBLSU5EX1RPTkVTW2V2ZW50LmtpbmRdKSwK
+                ICAgIGVsKCJzcGFuIiwgeyBjbGFzc05hbWU6ICJ0ZXh0IiwgdGV4dDogZGVzY3JpYmVGZWVkRXZlbnQoZXZlbnQua2luZCwgZXZl
+                bnQuZGF0YSkgfSksCiAgKTsKICBsaXN0LnByZXBlbmQoaXRlbSk7CiAgd2hpbGUgKGxpc3QuY2hpbGRyZW4ubGVuZ3RoID4gbGlt
+                aXQpIGxpc3QubGFzdEVsZW1lbnRDaGlsZC5yZW1vdmUoKTsKfQo=
                 """),
         EmbeddedFile(
             path: "js/panels/players.js", etag: "\"cc1-255f64b5df48934c\"",
@@ -481,7 +492,36 @@ extension EmbeddedResources {
                 bHVlLnRvRml4ZWQoMikgOiBTdHJpbmcodmFsdWUgPz8gIiIpOwp9Cg==
                 """),
         EmbeddedFile(
-            path: "js/panels/streams.js", etag: "\"d2f-627f6a1b038b67d9\"",
+            path: "js/panels/proxy.js", etag: "\"745-fa995d3cc4b23d2e\"",
+            base64: """
+                Ly8gUHJveHkgbW9kZSdzIHNlc3Npb24gb3ZlcmxheTogZXZlcnkgc2Vzc2lvbiB0b2tlbiBzZWVuIG9uIHByb3hpZWQgcmVxdWVz
+                dHMgKHJlZGFjdGVkKSwKLy8gZWFjaCB3aXRoIGFuIEV4cGlyZSBidXR0b24gKGl0cyByZXF1ZXN0cyB0aGVuIGdldCB0aGUgdXBz
+                dHJlYW0ncyBsYXN0IDQwMS80MDMgd2l0aG91dAovLyBnb2luZyB1cHN0cmVhbSwgaXRzIG9wZW4gcHJveGllZCBzdHJlYW1zIGVu
+                ZCkgYW5kIGEgTGlmdCBidXR0b24gb25jZSBleHBpcmVkLgoKaW1wb3J0IHsgYWRtaW5EZWxldGUsIGFkbWluUG9zdCwgc2VnbWVu
+                dCB9IGZyb20gIi4uL2FkbWluLWFwaS5qcyI7CmltcG9ydCB7IGFjdGlvbkJ1dHRvbiwgYmFkZ2UsIGNsb2NrVGltZSwgZWwsIHRh
+                YmxlIH0gZnJvbSAiLi4vZG9tLmpzIjsKCmV4cG9ydCBmdW5jdGlvbiByZW5kZXJQcm94eVNlc3Npb25zKGNvbnRhaW5lciwgc2Vz
+                c2lvbnMsIGNvbnRleHQpIHsKICBjb25zdCByb3dzID0gc2Vzc2lvbnMubWFwKChzZXNzaW9uKSA9PiB7CiAgICBjb25zdCBleHBp
+                cmVkID0gc2Vzc2lvbi5zdGF0ZSA9PT0gImV4cGlyZWQiOwogICAgcmV0dXJuIGVsKAogICAgICAidHIiLAogICAgICB7IGRhdGFz
+                ZXQ6IHsgcHJveHlTZXNzaW9uOiBzZXNzaW9uLmlkLCBzdGF0ZTogc2Vzc2lvbi5zdGF0ZSB9IH0sCiAgICAgIGVsKCJ0ZCIsIHsg
+                Y2xhc3NOYW1lOiAibW9ubyIsIHRleHQ6IHNlc3Npb24uaWQgfSksCiAgICAgIGVsKCJ0ZCIsIHsgY2xhc3NOYW1lOiAibW9ubyIs
+                IHRleHQ6IHNlc3Npb24udG9rZW4gfSksCiAgICAgIGVsKCJ0ZCIsIHt9LCBiYWRnZShzZXNzaW9uLnN0YXRlLCBleHBpcmVkID8g
+                ImJhZCIgOiAib2siKSksCiAgICAgIGVsKCJ0ZCIsIHsgY2xhc3NOYW1lOiAibnVtYmVyIiwgdGV4dDogU3RyaW5nKHNlc3Npb24u
+                cmVxdWVzdHMpIH0pLAogICAgICBlbCgidGQiLCB7IGNsYXNzTmFtZTogIm51bWJlciIsIHRleHQ6IFN0cmluZyhzZXNzaW9uLm9w
+                ZW5TdHJlYW1zKSB9KSwKICAgICAgZWwoInRkIiwgeyB0ZXh0OiBjbG9ja1RpbWUoc2Vzc2lvbi5sYXN0U2VlbkF0KSwgdGl0bGU6
+                IHNlc3Npb24ubGFzdFNlZW5BdCB9KSwKICAgICAgZWwoCiAgICAgICAgInRkIiwKICAgICAgICB7IGNsYXNzTmFtZTogImFjdGlv
+                bnMiIH0sCiAgICAgICAgIWV4cGlyZWQgJiYKICAgICAgICAgIGFjdGlvbkJ1dHRvbigiRXhwaXJlIiwgImV4cGlyZS1wcm94eS1z
+                ZXNzaW9uIiwgKCkgPT4KICAgICAgICAgICAgY29udGV4dC5hY3QoYGV4cGlyZSB0b2tlbiAke3Nlc3Npb24uaWR9YCwgKCkgPT4K
+                ICAgICAgICAgICAgICBhZG1pblBvc3QoYC9fX2FkbWluL3Byb3h5L3Nlc3Npb25zLyR7c2VnbWVudChzZXNzaW9uLmlkKX0vZXhw
+                aXJlYCwge30pLAogICAgICAgICAgICApLAogICAgICAgICAgKSwKICAgICAgICBleHBpcmVkICYmCiAgICAgICAgICBhY3Rpb25C
+                dXR0b24oIkxpZnQiLCAibGlmdC1wcm94eS1zZXNzaW9uIiwgKCkgPT4KICAgICAgICAgICAgY29udGV4dC5hY3QoYGxpZnQgdG9r
+                ZW4gJHtzZXNzaW9uLmlkfWAsICgpID0+IGFkbWluRGVsZXRlKGAvX19hZG1pbi9wcm94eS9zZXNzaW9ucy8ke3NlZ21lbnQoc2Vz
+                c2lvbi5pZCl9YCkpLAogICAgICAgICAgKSwKICAgICAgKSwKICAgICk7CiAgfSk7CiAgY29udGFpbmVyLnJlcGxhY2VDaGlsZHJl
+                bigKICAgIHRhYmxlKAogICAgICBbIklkIiwgIlRva2VuIiwgIlN0YXRlIiwgIlJlcXVlc3RzIiwgIlN0cmVhbXMiLCAiTGFzdCBz
+                ZWVuIiwgIiJdLAogICAgICByb3dzLAogICAgICAiTm8gc2Vzc2lvbiB0b2tlbnMgc2VlbjogaW4gcHJveHkgbW9kZSAoLS1wcm94
+                eSkgdGhlIHRva2VucyBvZiBwcm94aWVkIHJlcXVlc3RzIHNob3cgaGVyZS4iLAogICAgKSwKICApOwp9Cg==
+                """),
+        EmbeddedFile(
+            path: "js/panels/streams.js", etag: "\"e34-514973d2e7cfa0f0\"",
             base64: """
                 Ly8gT3BlbiBzdHJlYW1zIGFuZCB0aGVpciBzdWJzY3JpYmVyczsgYSBzdHJlYW0ncyBjb25uZWN0aW9ucyBjYW4gYmUgZHJvcHBl
                 ZC4KLy8KLy8gQSBzdWJzY3JpYmVyIGlzIGFuIFNTRSByZXNwb25zZSBvciBhIFdlYlNvY2tldCAodGhlIFYxIHByb2dyZXNzIHNv
@@ -508,26 +548,30 @@ extension EmbeddedResources {
                 dHJlYW0pID0+IHN0cmVhbS5uYW1lICE9PSAiYWRtaW4vZXZlbnRzIikKICAgIC5tYXAoKHN0cmVhbSkgPT4gewogICAgICBjb25z
                 dCBzdWJzY3JpYmVycyA9IHN0cmVhbS5zdWJzY3JpYmVycy5tYXAoc3Vic2NyaWJlckl0ZW0pOwogICAgICBjb25zdCBwYXRoID0g
                 c3RyZWFtLm5hbWUuc3BsaXQoIi8iKS5tYXAoZW5jb2RlVVJJQ29tcG9uZW50KS5qb2luKCIvIik7CiAgICAgIHJldHVybiBlbCgK
-                ICAgICAgICAidHIiLAogICAgICAgIHsgZGF0YXNldDogeyBzdHJlYW06IHN0cmVhbS5uYW1lIH0gfSwKICAgICAgICBlbCgidGQi
-                LCB7IGNsYXNzTmFtZTogIm1vbm8iLCB0ZXh0OiBzdHJlYW0ubmFtZSB9KSwKICAgICAgICBlbCgidGQiLCB7fSwgc3RyZWFtLmZp
-                bmlzaGVkID8gYmFkZ2UoImZpbmlzaGVkIiwgIm11dGVkIikgOiBiYWRnZSgib3BlbiIsICJvayIpKSwKICAgICAgICBlbCgidGQi
-                LCB7IGNsYXNzTmFtZTogIm51bWJlciIsIHRleHQ6IHN0cmVhbS5sYXN0RXZlbnRJZCA/PyAi4oCTIiB9KSwKICAgICAgICBlbCgi
-                dGQiLCB7fSwgc3Vic2NyaWJlcnMubGVuZ3RoID8gZWwoInVsIiwgeyBjbGFzc05hbWU6ICJwbGFpbiIgfSwgc3Vic2NyaWJlcnMp
-                IDogZWwoInNwYW4iLCB7IGNsYXNzTmFtZTogIm11dGVkIiwgdGV4dDogIm5vbmUiIH0pKSwKICAgICAgICBlbCgKICAgICAgICAg
-                ICJ0ZCIsCiAgICAgICAgICB7IGNsYXNzTmFtZTogImFjdGlvbnMiIH0sCiAgICAgICAgICBzdWJzY3JpYmVycy5sZW5ndGggPiAw
-                ICYmCiAgICAgICAgICAgIHdpdGhUaXRsZSgKICAgICAgICAgICAgICBhY3Rpb25CdXR0b24oIkRyb3AiLCAiZGlzY29ubmVjdCIs
-                ICgpID0+CiAgICAgICAgICAgICAgICBjb250ZXh0LmFjdChgZHJvcCAke3N0cmVhbS5uYW1lfWAsICgpID0+IGFkbWluUG9zdChg
-                L19fYWRtaW4vc3RyZWFtcy8ke3BhdGh9L2Rpc2Nvbm5lY3RgLCB7fSkpLAogICAgICAgICAgICAgICksCiAgICAgICAgICAgICAg
-                IkVuZCBldmVyeSBjb25uZWN0aW9uIGFzIGEgbmV0d29yayBmYWlsdXJlIHdvdWxkIChGSU47IGEgV2ViU29ja2V0IHNlZXMgMTAw
-                NikiLAogICAgICAgICAgICApLAogICAgICAgICAgc3Vic2NyaWJlcnMubGVuZ3RoID4gMCAmJgogICAgICAgICAgICB3aXRoVGl0
-                bGUoCiAgICAgICAgICAgICAgYWN0aW9uQnV0dG9uKCJFbmQiLCAiZW5kLWdyYWNlZnVsbHkiLCAoKSA9PgogICAgICAgICAgICAg
-                ICAgY29udGV4dC5hY3QoYGVuZCAke3N0cmVhbS5uYW1lfWAsICgpID0+CiAgICAgICAgICAgICAgICAgIGFkbWluUG9zdChgL19f
-                YWRtaW4vc3RyZWFtcy8ke3BhdGh9L2Rpc2Nvbm5lY3RgLCB7IGdyYWNlZnVsOiB0cnVlIH0pLAogICAgICAgICAgICAgICAgKSwK
-                ICAgICAgICAgICAgICApLAogICAgICAgICAgICAgICJFbmQgZXZlcnkgY29ubmVjdGlvbiBwcm9wZXJseSAoU1NFOiB0aGUgZW5k
-                IG9mIHRoZSBib2R5OyBXZWJTb2NrZXQ6IGNsb3NlIDEwMDEpIiwKICAgICAgICAgICAgKSwKICAgICAgICApLAogICAgICApOwog
-                ICAgfSk7CiAgY29udGFpbmVyLnJlcGxhY2VDaGlsZHJlbigKICAgIHRhYmxlKFsiU3RyZWFtIiwgIlN0YXRlIiwgIkxhc3QgaWQi
-                LCAiU3Vic2NyaWJlcnMiLCAiIl0sIHJvd3MsICJObyBzdHJlYW1zIGJlc2lkZXMgdGhpcyBwYWdlJ3MgZmVlZC4iKSwKICApOwp9
-                CgpmdW5jdGlvbiB3aXRoVGl0bGUobm9kZSwgdGl0bGUpIHsKICBub2RlLnRpdGxlID0gdGl0bGU7CiAgcmV0dXJuIG5vZGU7Cn0K
+                ICAgICAgICAidHIiLAogICAgICAgIHsgZGF0YXNldDogeyBzdHJlYW06IHN0cmVhbS5uYW1lIH0gfSwKICAgICAgICBlbCgKICAg
+                ICAgICAgICJ0ZCIsCiAgICAgICAgICB7IGNsYXNzTmFtZTogIm1vbm8iIH0sCiAgICAgICAgICBzdHJlYW0ubmFtZSwKICAgICAg
+                ICAgIC8vIEEgcHJveGllZCBzdHJlYW0ncyBldmVudHMgY29tZSBmcm9tIHRoZSB1cHN0cmVhbTsgcHVzaGVzIGFyZSBpbmplY3Rl
+                ZCBhbW9uZyB0aGVtLgogICAgICAgICAgc3RyZWFtLm5hbWUuc3RhcnRzV2l0aCgicHJveHkvIikgJiYgIiAiLAogICAgICAgICAg
+                c3RyZWFtLm5hbWUuc3RhcnRzV2l0aCgicHJveHkvIikgJiYgYmFkZ2UoInByb3hpZWQiLCAiaW5mbyBwcm94aWVkIiksCiAgICAg
+                ICAgKSwKICAgICAgICBlbCgidGQiLCB7fSwgc3RyZWFtLmZpbmlzaGVkID8gYmFkZ2UoImZpbmlzaGVkIiwgIm11dGVkIikgOiBi
+                YWRnZSgib3BlbiIsICJvayIpKSwKICAgICAgICBlbCgidGQiLCB7IGNsYXNzTmFtZTogIm51bWJlciIsIHRleHQ6IHN0cmVhbS5s
+                YXN0RXZlbnRJZCA/PyAi4oCTIiB9KSwKICAgICAgICBlbCgidGQiLCB7fSwgc3Vic2NyaWJlcnMubGVuZ3RoID8gZWwoInVsIiwg
+                eyBjbGFzc05hbWU6ICJwbGFpbiIgfSwgc3Vic2NyaWJlcnMpIDogZWwoInNwYW4iLCB7IGNsYXNzTmFtZTogIm11dGVkIiwgdGV4
+                dDogIm5vbmUiIH0pKSwKICAgICAgICBlbCgKICAgICAgICAgICJ0ZCIsCiAgICAgICAgICB7IGNsYXNzTmFtZTogImFjdGlvbnMi
+                IH0sCiAgICAgICAgICBzdWJzY3JpYmVycy5sZW5ndGggPiAwICYmCiAgICAgICAgICAgIHdpdGhUaXRsZSgKICAgICAgICAgICAg
+                ICBhY3Rpb25CdXR0b24oIkRyb3AiLCAiZGlzY29ubmVjdCIsICgpID0+CiAgICAgICAgICAgICAgICBjb250ZXh0LmFjdChgZHJv
+                cCAke3N0cmVhbS5uYW1lfWAsICgpID0+IGFkbWluUG9zdChgL19fYWRtaW4vc3RyZWFtcy8ke3BhdGh9L2Rpc2Nvbm5lY3RgLCB7
+                fSkpLAogICAgICAgICAgICAgICksCiAgICAgICAgICAgICAgIkVuZCBldmVyeSBjb25uZWN0aW9uIGFzIGEgbmV0d29yayBmYWls
+                dXJlIHdvdWxkIChGSU47IGEgV2ViU29ja2V0IHNlZXMgMTAwNikiLAogICAgICAgICAgICApLAogICAgICAgICAgc3Vic2NyaWJl
+                cnMubGVuZ3RoID4gMCAmJgogICAgICAgICAgICB3aXRoVGl0bGUoCiAgICAgICAgICAgICAgYWN0aW9uQnV0dG9uKCJFbmQiLCAi
+                ZW5kLWdyYWNlZnVsbHkiLCAoKSA9PgogICAgICAgICAgICAgICAgY29udGV4dC5hY3QoYGVuZCAke3N0cmVhbS5uYW1lfWAsICgp
+                ID0+CiAgICAgICAgICAgICAgICAgIGFkbWluUG9zdChgL19fYWRtaW4vc3RyZWFtcy8ke3BhdGh9L2Rpc2Nvbm5lY3RgLCB7IGdy
+                YWNlZnVsOiB0cnVlIH0pLAogICAgICAgICAgICAgICAgKSwKICAgICAgICAgICAgICApLAogICAgICAgICAgICAgICJFbmQgZXZl
+                cnkgY29ubmVjdGlvbiBwcm9wZXJseSAoU1NFOiB0aGUgZW5kIG9mIHRoZSBib2R5OyBXZWJTb2NrZXQ6IGNsb3NlIDEwMDEpIiwK
+                ICAgICAgICAgICAgKSwKICAgICAgICApLAogICAgICApOwogICAgfSk7CiAgY29udGFpbmVyLnJlcGxhY2VDaGlsZHJlbigKICAg
+                IHRhYmxlKFsiU3RyZWFtIiwgIlN0YXRlIiwgIkxhc3QgaWQiLCAiU3Vic2NyaWJlcnMiLCAiIl0sIHJvd3MsICJObyBzdHJlYW1z
+                IGJlc2lkZXMgdGhpcyBwYWdlJ3MgZmVlZC4iKSwKICApOwp9CgpmdW5jdGlvbiB3aXRoVGl0bGUobm9kZSwgdGl0bGUpIHsKICBu
+                b2RlLnRpdGxlID0gdGl0bGU7CiAgcmV0dXJuIG5vZGU7Cn0K
                 """),
         EmbeddedFile(
             path: "style.css", etag: "\"14ef-8d3ee600b7d783c5\"",

@@ -41,20 +41,25 @@ struct FaultMiddleware: Sendable {
             response.shaper = FaultShaper(fault)
             return response
         case .refuseStream(let status, let hang):
-            var response = try next(request)
-            // A stream: an event stream, or a WebSocket, refused before its upgrade.
-            guard response.isStream || response.isWebSocketUpgrade else { return response }
-            if hang {
-                response.shaper = FaultShaper(fault, webSocket: response.isWebSocketUpgrade)
-                return response
+            // A stream: an event stream, or a WebSocket, refused before its upgrade. A
+            // proxied answer is looked at once it is known.
+            return try next(request).mapResolved { response in
+                guard response.isStream || response.isWebSocketUpgrade else { return response }
+                if hang {
+                    var hanging = response
+                    hanging.shaper = FaultShaper(fault, webSocket: response.isWebSocketUpgrade)
+                    return hanging
+                }
+                return Self.statusResponse(status ?? 503, body: nil, retryAfter: nil)
             }
-            return Self.statusResponse(status ?? 503, body: nil, retryAfter: nil)
         case .delay, .latency, .dropAfterEvents, .dropAfterBytes, .cutInsideEvent, .fragment, .stall, .mute,
             .blackhole, .buffer:
-            var response = try next(request)
-            let shaper = FaultShaper(fault, webSocket: response.isWebSocketUpgrade)
-            response.shaper = response.shaper.map { ChainedShaper($0, then: shaper) } ?? shaper
-            return response
+            return try next(request).mapResolved { response in
+                var shaped = response
+                let shaper = FaultShaper(fault, webSocket: response.isWebSocketUpgrade)
+                shaped.shaper = response.shaper.map { ChainedShaper($0, then: shaper) } ?? shaper
+                return shaped
+            }
         }
     }
 

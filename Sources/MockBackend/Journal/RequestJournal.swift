@@ -32,7 +32,9 @@ package final class RequestJournal: Sendable {
         state = LockedValue(State(entries: ChunkedRecordLog(retention: capacity)))
     }
 
-    func record(_ request: HTTPRequest, status: Int, duration: Duration, fault: FiredFault? = nil) {
+    func record(
+        _ request: HTTPRequest, status: Int, duration: Duration, fault: FiredFault? = nil, relay: RelayedAnswer? = nil
+    ) {
         let now = Date()
         let milliseconds = duration.milliseconds.rounded(toPlaces: 3)
         let id = state.withLock { state in
@@ -55,6 +57,11 @@ package final class RequestJournal: Sendable {
                 record.write(milliseconds)
                 record.write(request.connectionID)
                 record.write(fault?.summary)
+                record.write(relay != nil)
+                if let relay {
+                    record.write(relay.upstreamStatus ?? -1)
+                    record.write(relay.latency.milliseconds.rounded(toPlaces: 3))
+                }
             }
             return id
         }
@@ -62,7 +69,7 @@ package final class RequestJournal: Sendable {
             RequestEvent(
                 request: AdminFeedEvent.Request(
                     id: id, method: request.method, target: request.target, status: status, durationMs: milliseconds,
-                    connection: request.connectionID, fault: fault?.summary),
+                    connection: request.connectionID, fault: fault?.summary, proxied: relay != nil ? true : nil),
                 at: now))
     }
 
@@ -109,11 +116,17 @@ package final class RequestJournal: Sendable {
                 // Repeated fields are joined, as RFC 9110 §5.3 allows for a list.
                 headers[name] = headers[name].map { $0 + ", " + value } ?? value
             }
-            let entry = JournaledRequest(
+            var entry = JournaledRequest(
                 id: id, receivedAt: Timestamp.iso8601(receivedAt), method: method, target: target, path: path,
                 headers: headers, bodyExcerpt: String(decoding: record.readBytes(), as: UTF8.self),
                 bodySize: record.readInt(), status: record.readInt(), durationMs: record.readDouble(),
                 connection: record.readUInt64(), fault: record.readOptionalString())
+            if record.readBool() {
+                entry.proxied = true
+                let upstreamStatus = record.readInt()
+                entry.upstreamStatus = upstreamStatus >= 0 ? upstreamStatus : nil
+                entry.upstreamLatencyMs = record.readDouble()
+            }
             return (entry, receivedAt)
         }
     }

@@ -7,19 +7,30 @@ import MockBackendHTTP
 struct RequestJournalMiddleware: HTTPMiddleware {
     let journal: RequestJournal
     let faults: FaultMiddleware
+    /// How the secrets of proxied requests are shown.
+    let redaction: SecretRedaction
+    /// Whether every request is shown redacted (proxy mode: a token's expired answers are
+    /// given here, not upstream), not only those that went upstream.
+    let redactsAll: Bool
 
     func respond(to request: HTTPRequest, next: (HTTPRequest) throws -> HTTPResponse) throws -> HTTPResponse {
         guard !AdminAPI.contains(path: request.path) else { return try next(request) }
         let start = ContinuousClock.now
+        let shown = redactsAll ? redaction.redacting(request) : request
         do {
             let (response, fault) = try faults.respond(to: request, next: next)
-            journal.record(request, status: response.status, duration: .now - start, fault: fault)
-            return response
+            // A proxied answer is recorded once it is known.
+            return response.mapResolved { [journal, redaction] resolved in
+                journal.record(
+                    resolved.relay == nil ? shown : redaction.redacting(request), status: resolved.status,
+                    duration: .now - start, fault: fault, relay: resolved.relay)
+                return resolved
+            }
         } catch let error as any HTTPResponseError {
-            journal.record(request, status: error.response.status, duration: .now - start)
+            journal.record(shown, status: error.response.status, duration: .now - start)
             throw error
         } catch {
-            journal.record(request, status: 500, duration: .now - start)
+            journal.record(shown, status: 500, duration: .now - start)
             throw error
         }
     }

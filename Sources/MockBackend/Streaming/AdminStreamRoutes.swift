@@ -18,6 +18,7 @@ struct AdminStreamRoutes {
             let push = try RequestBody.decode(StreamPushRequest.self, from: request)
             let stream = try Self.stream(named: name, in: streams)
             try Self.validate(push)
+            if stream.isRelay { return try .json(Self.inject(push, into: stream), status: 200) }
             if let flood = try Self.flood(push, into: stream, patience: streams.floodPatience) { return flood }
             return try .json(Self.push(push, into: stream), status: 200)
         }
@@ -86,6 +87,28 @@ struct AdminStreamRoutes {
         }
         let logged = stream.publish(event, retry: push.retry)
         return StreamPush(stream: stream.name, id: logged.wireID, delivered: stream.subscriberCount)
+    }
+
+    /// A push into a relayed stream (`proxy/<path>`): written between its upstream's events,
+    /// with no `id:` unless the push gives one, and not logged (there is no replay: the
+    /// upstream resumes).
+    private static func inject(_ push: StreamPushRequest, into stream: EventStream) throws -> StreamPush {
+        guard let data = push.data else {
+            throw ProblemDetails.badRequest(
+                "A proxied stream takes pushes with 'data' only: its 'retry' is its upstream's.", code: "INVALID_BODY")
+        }
+        guard (push.count ?? 1) == 1 else {
+            throw ProblemDetails.badRequest(
+                "A proxied stream takes one event per push: its pace is its upstream's.", code: "INVALID_BODY")
+        }
+        let event = StreamEvent(type: push.event, data: data, id: push.id)
+        let delivered = stream.inject(event, retry: push.retry, toConnection: push.connection)
+        if let connection = push.connection, delivered == 0 {
+            throw ProblemDetails(
+                status: 404, code: "CONNECTION_NOT_FOUND",
+                detail: "No subscriber of '\(stream.name)' on connection \(connection).")
+        }
+        return StreamPush(stream: stream.name, id: push.id, delivered: delivered)
     }
 
     /// Checks every field whatever the request does, so a bad field is never ignored.

@@ -59,8 +59,18 @@ extension EventStream {
             return writeReplayBatch(of: connection, in: &state)
         }
         feed?.publishConnected(record.snapshot)
-        // After the subscriber is in: a sink that has ended already runs this at once.
-        // The end is recorded even when the stream has gone (a reset forgets it first).
+        endsWithItsSink(sink, record: record, feed: feed)
+        if replaying { continueReplay(of: connection, sink: sink) }
+    }
+
+    /// Once `sink` has ended, it is no subscriber any more and its record ends. Called after
+    /// the subscriber is in: a sink that has ended already runs this at once. The end is
+    /// recorded even when the stream has gone (a reset forgets it first).
+    func endsWithItsSink(
+        _ sink: any StreamSink, record: StreamConnectionRecord, feed: AdminEventFeed?,
+        then afterEnd: (@Sendable () -> Void)? = nil
+    ) {
+        let connection = sink.connectionID
         sink.onEnd { [weak self] reason in
             let retry = self?.state.withLock { state -> Int? in
                 if let subscriber = state.subscribers[connection], subscriber.sink === sink {
@@ -72,8 +82,8 @@ extension EventStream {
             }
             record.end(reason: reason, advertisedRetry: retry)
             feed?.publishDisconnected(record.snapshot)
+            afterEnd?()
         }
-        if replaying { continueReplay(of: connection, sink: sink) }
     }
 
     /// The sequence a new connection's replay starts from (past the log's end: none),
@@ -195,7 +205,7 @@ extension EventStream {
     }
 
     /// Counts what the live subscriber on `connection` got up to now into its record.
-    private func settleDeliveries(of connection: UInt64, sink: any StreamSink) {
+    func settleDeliveries(of connection: UInt64, sink: any StreamSink) {
         state.withLock { state in
             guard let subscriber = state.subscribers[connection], subscriber.sink === sink, subscriber.phase == .live
             else { return }

@@ -53,6 +53,31 @@ package final class EventStreamRegistry: Sendable {
         }
     }
 
+    /// Runs `body` with the relayed stream of that name (`proxy/<path>`), created if it
+    /// does not exist, under the registry's lock: a subscriber attached in `body` cannot
+    /// be lost to a `removeIfUnused` of the same name.
+    func withRelayStream<Result>(named name: String, _ body: (EventStream) -> Result) -> Result {
+        streams.withLock { streams in
+            let stream =
+                streams[name]
+                ?? EventStream(
+                    name: name, settings: EventStreamSettings(heartbeat: false, retention: 1), defaultRetention: 1,
+                    journal: journal, clock: clock)
+            streams[name] = stream
+            return body(stream)
+        }
+    }
+
+    /// Forgets the stream of that name if nobody is subscribed to it (a proxied stream whose
+    /// last connection ended).
+    func removeIfUnused(named name: String) {
+        streams.withLock { streams in
+            guard let stream = streams[name], stream.subscriberCount == 0 else { return }
+            streams[name] = nil
+            streams.shrinkIfSparse()
+        }
+    }
+
     /// Every stream, by name.
     package var all: [EventStream] {
         runBeforeReading()

@@ -20,6 +20,8 @@ extension StreamConnectionSnapshot {
             record.write(reconnect.advertisedRetryMs != nil)
             if let retry = reconnect.advertisedRetryMs { record.write(retry) }
         }
+        record.write(upstreamIds != nil)
+        if let upstreamIds { record.write(upstreamIds) }
     }
 
     init(reading record: inout RecordReader) {
@@ -42,10 +44,15 @@ extension StreamConnectionSnapshot {
             let retry = record.readBool() ? record.readInt() : nil
             reconnect = Reconnect(gapMs: gap, previousEndedAt: previousEndedAt, advertisedRetryMs: retry)
         }
+        let upstreamIds = record.readBool() ? record.readStrings() : nil
         self.init(
             id: id, stream: stream, protocol: `protocol`, connection: connection, client: client,
             connectedAt: connectedAt, endedAt: endedAt, endReason: endReason, lastEventId: lastEventId,
             requestHeaders: requestHeaders, deliveredIds: deliveredIds, deliveredCount: deliveredCount,
             reconnect: reconnect)
+        if let upstreamIds {
+            proxied = true
+            self.upstreamIds = upstreamIds
+        }
     }
 }

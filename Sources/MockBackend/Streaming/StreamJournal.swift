@@ -83,6 +83,16 @@ final class StreamConnectionRecord: Sendable {
         }
     }
 
+    /// Notes an event received from a proxied stream's upstream, with its id if it has one.
+    func noteUpstream(id: String?) {
+        guard let id else { return }
+        state.withLock { state in
+            if let count = state.snapshot.upstreamIds?.count, count < Self.deliveredIDLimit {
+                state.snapshot.upstreamIds?.append(id)
+            }
+        }
+    }
+
     /// Sets (or, with nil, clears) what brings the live events up to date.
     func settlingLiveDeliveries(with settle: (@Sendable () -> Void)?) {
         state.withLock { $0.settleLive = settle }
@@ -158,7 +168,7 @@ package final class StreamJournal: Sendable {
 
     func open(
         stream: String, request: HTTPRequest, lastEventID: String?, protocol: String = "sse",
-        deliveries: DeliveryTally = DeliveryTally()
+        deliveries: DeliveryTally = DeliveryTally(), proxied: Bool = false
     ) -> StreamConnectionRecord {
         let client = request.headers["X-Client-Id"] ?? request.headers["User-Agent"] ?? "anonymous"
         let clientKey = stream + "|" + client
@@ -176,11 +186,15 @@ package final class StreamJournal: Sendable {
                     previousEndedAt: Timestamp.iso8601(previous.wallTime),
                     advertisedRetryMs: previous.advertisedRetry)
             }
-            let snapshot = StreamConnectionSnapshot(
+            var snapshot = StreamConnectionSnapshot(
                 id: state.nextID, stream: stream, protocol: `protocol`, connection: request.connectionID,
                 client: client,
                 connectedAt: Timestamp.iso8601(Date()), endedAt: nil, endReason: nil, lastEventId: lastEventID,
                 requestHeaders: headers, deliveredIds: [], deliveredCount: 0, reconnect: reconnect)
+            if proxied {
+                snapshot.proxied = true
+                snapshot.upstreamIds = []
+            }
             state.nextID += 1
             let record = StreamConnectionRecord(
                 snapshot: snapshot, clientKey: clientKey, deliveries: deliveries, journal: self)

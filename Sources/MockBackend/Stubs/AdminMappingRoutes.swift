@@ -3,14 +3,29 @@ import MockBackendHTTP
 /// The stub admin API, shaped like WireMock's: `POST`, `GET` and `DELETE /__admin/mappings`,
 /// `GET`, `PUT` and `DELETE /__admin/mappings/{id}`, `POST /__admin/mappings/reset` (back to
 /// the `--mappings` files) and `POST /__admin/mappings/import` (`{"mappings": [...]}`).
+///
+/// A mapping added here that proxies (`proxyBaseUrl`) to a host not allowed already (the
+/// `--proxy` host, `--proxy-allow`, the hosts of the mapping files) is refused with 400
+/// `PROXY_HOST_NOT_ALLOWED`: a proxy is an open door.
 struct AdminMappingRoutes {
     let stubs: StubStore
+    /// Whether upstream requests may go to a host.
+    let allowsProxyHost: @Sendable (String) -> Bool
 
     func register(on admin: inout RouterGroup) {
         let stubs = stubs
+        let checkHosts: @Sendable ([StubMapping]) throws -> Void = { [allowsProxyHost] mappings in
+            for mapping in mappings {
+                guard let host = mapping.proxyHost, !allowsProxyHost(host) else { continue }
+                throw ProblemDetails.badRequest(
+                    "The mapping proxies to \(host), which is not an allowed upstream host; start the server with --proxy-allow \(host) to allow it.",
+                    code: "PROXY_HOST_NOT_ALLOWED")
+            }
+        }
         admin.post("/mappings") { request in
             try RequestBody.checkContentType(of: request)
             let mapping = try StubMapping.parse(body: request.body, newID: stubs.newID)
+            try checkHosts([mapping])
             stubs.add(mapping)
             var response = try HTTPResponse.json(mapping.json, status: 201)
             response.headers.set("Location", "/__admin/mappings/\(mapping.id)")
@@ -31,6 +46,7 @@ struct AdminMappingRoutes {
             // All or nothing: nothing is added unless every mapping is valid.
             try RequestBody.checkContentType(of: request)
             let mappings = try MappingFiles.parse(request.body, newID: stubs.newID)
+            try checkHosts(mappings)
             stubs.add(mappings)
             return try Self.list(mappings, total: mappings.count)
         }
@@ -42,6 +58,7 @@ struct AdminMappingRoutes {
             // The path names the mapping, as in WireMock; an id in the body is only checked.
             try RequestBody.checkContentType(of: request)
             let mapping = try StubMapping.parse(body: request.body, fixedID: id, newID: { id })
+            try checkHosts([mapping])
             guard stubs.update(mapping) else { throw Self.notFound(id) }
             return try .json(mapping.json)
         }

@@ -21,7 +21,8 @@ import Foundation
 /// (for the whole target); `headers` and `queryParameters` as
 /// `{name: {equalTo | contains | matches | absent}}`. Response: `status` (default 200),
 /// `headers`, one of `body`, `base64Body`, `jsonBody` and `sse`, and
-/// `fixedDelayMilliseconds`. Everything else WireMock knows is refused by name.
+/// `fixedDelayMilliseconds` — or `proxyBaseUrl` (`StubProxyTarget`). Everything else
+/// WireMock knows is refused by name.
 package struct StubMapping: Sendable {
     /// `id` (WireMock also accepts `uuid`); generated when the mapping has none.
     package let id: String
@@ -45,8 +46,14 @@ package struct StubMapping: Sendable {
     }
 
     /// A fresh response for one request.
-    func makeResponse() -> HTTPResponse {
-        response.response()
+    func makeResponse(to request: HTTPRequest, forwarder: ProxyForwarder?) -> HTTPResponse {
+        response.response(to: request, forwarder: forwarder)
+    }
+
+    /// The host it proxies to, when it has a `proxyBaseUrl`.
+    var proxyHost: String? {
+        if case .proxy(let target) = response.body { return target.origin.host }
+        return nil
     }
 
     static let unsupported: [String: String] = [

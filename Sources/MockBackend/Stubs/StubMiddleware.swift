@@ -8,10 +8,12 @@ struct StubMiddleware: HTTPMiddleware {
     static let overridingPriority = 1
 
     let stubs: StubStore
+    /// What answers mappings with `proxyBaseUrl`.
+    let forwarder: ProxyForwarder?
 
     func respond(to request: HTTPRequest, next: (HTTPRequest) throws -> HTTPResponse) throws -> HTTPResponse {
         if let mapping = stubs.match(request, priorityAtMost: Self.overridingPriority) {
-            return mapping.makeResponse()
+            return mapping.makeResponse(to: request, forwarder: forwarder)
         }
         return try next(request)
     }
@@ -20,7 +22,7 @@ struct StubMiddleware: HTTPMiddleware {
 extension StubStore {
     /// The answer of the best stub for a path no route knows; nil leaves it to the static
     /// files (and then 404).
-    package func fallbackResponse(for request: HTTPRequest) -> HTTPResponse? {
-        match(request)?.makeResponse()
+    func fallbackResponse(for request: HTTPRequest, forwarder: ProxyForwarder?) -> HTTPResponse? {
+        match(request)?.makeResponse(to: request, forwarder: forwarder)
     }
 }

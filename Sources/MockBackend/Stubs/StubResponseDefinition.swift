@@ -13,6 +13,8 @@ struct StubResponseDefinition: Sendable {
         case bytes([UInt8])
         /// `sse`: an event stream written over time.
         case events(StubEventStream)
+        /// `proxyBaseUrl`: the answer comes from another server.
+        case proxy(StubProxyTarget)
     }
 
     var status: Int
@@ -20,10 +22,21 @@ struct StubResponseDefinition: Sendable {
     var body: Body
     var fixedDelayMilliseconds: Int
 
-    /// The response for one request; every request gets its own shaper.
-    func response() -> HTTPResponse {
+    /// The response for one request; every request gets its own shaper. A proxying mapping
+    /// needs `forwarder`; without one it answers 502 `UPSTREAM_UNAVAILABLE`.
+    func response(to request: HTTPRequest, forwarder: ProxyForwarder?) -> HTTPResponse {
         var response: HTTPResponse
         switch body {
+        case .proxy(let target):
+            guard let forwarder else {
+                return ProblemDetails(
+                    status: 502, code: "UPSTREAM_UNAVAILABLE", detail: "This server cannot proxy to \(target.origin)."
+                ).response
+            }
+            response = forwarder.forward(request, to: target.origin, adjustments: target.adjustments)
+            if fixedDelayMilliseconds > 0 {
+                response.shaper = StubTimingShaper(headDelayMilliseconds: fixedDelayMilliseconds)
+            }
         case .bytes(let bytes):
             response = HTTPResponse(status: status, headers: headers, body: .bytes(bytes))
             if fixedDelayMilliseconds > 0 {
@@ -53,10 +66,6 @@ struct StubResponseDefinition: Sendable {
         "chunkedDribbleDelay": "; use the fault rules of POST /__admin/faults",
         "transformers": "",
         "transformerParameters": "",
-        "proxyBaseUrl": "",
-        "proxyUrlPrefixToRemove": "",
-        "additionalProxyRequestHeaders": "",
-        "removeProxyRequestHeaders": "",
         "statusMessage": "; the reason phrase is always the standard one",
     ]
 
@@ -68,7 +77,16 @@ struct StubResponseDefinition: Sendable {
     static func parse(_ value: JSONValue, path: String) throws(StubMappingError) -> StubResponseDefinition {
         let reader = try MappingFieldReader(value, path: path)
         try reader.refuseUnknownKeys(
-            known: Set(["status", "headers", "fixedDelayMilliseconds"] + bodyFields), unsupported: unsupported)
+            known: Set(["status", "headers", "fixedDelayMilliseconds"] + bodyFields + StubProxyTarget.fields),
+            unsupported: unsupported)
+        if let target = try StubProxyTarget.parse(reader) {
+            if let other = (bodyFields + ["status", "headers"]).first(where: reader.has) {
+                throw StubMappingError(field: reader.field(other), "cannot be combined with proxyBaseUrl")
+            }
+            return StubResponseDefinition(
+                status: 200, headers: HTTPHeaders(), body: .proxy(target),
+                fixedDelayMilliseconds: try reader.milliseconds("fixedDelayMilliseconds") ?? 0)
+        }
         let status = try reader.integer("status") ?? 200
         guard (100...599).contains(status) else {
             throw StubMappingError(field: reader.field("status"), "must be 100-599")

@@ -20,15 +20,18 @@ extension HTTPConnection {
             Self.markGzipped(&response.headers)
             return (response, nil)
         case .stream:
-            guard policy.compressesEventStreams, ResponseCompression.isEventStream(contentType: contentType) else {
+            guard response.declaredLength == nil, policy.compressesEventStreams,
+                ResponseCompression.isEventStream(contentType: contentType)
+            else {
                 return (response, nil)
             }
             Self.addVaryAcceptEncoding(to: &response.headers)
             guard ResponseCompression.accepts(request) else { return (response, nil) }
             Self.markGzipped(&response.headers)
             return (response, GzipDeflater())
-        case .webSocket:
-            // A 101 carries no content; its frames are never gzipped (no extension, §9).
+        case .webSocket, .deferred:
+            // A 101 carries no content; its frames are never gzipped (no extension, §9). A
+            // deferred response is compressed once it is known.
             return (response, nil)
         }
     }

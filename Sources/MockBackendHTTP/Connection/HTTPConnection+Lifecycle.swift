@@ -75,6 +75,8 @@ extension HTTPConnection {
         guard !channel.isClosed else { return }
         channel.close(reset: reset)
         timer.cancel()
+        awaiting?.cancel()
+        awaiting = nil
         pending.removeAll()
         plainStream = nil
         if let flight = current {
@@ -120,6 +122,8 @@ extension HTTPConnection {
         }
         current?.keepAlive = false
         if flight.producing { endStream(reason: .serverStopping) }
+        // An answer still to come (an upstream's) is not waited for.
+        if awaiting != nil { close(reason: .serverStopping) }
     }
 
     // MARK: The channel

@@ -12,6 +12,8 @@ extension HTTPConnection {
                 }
             case .request(var request):
                 request.connectionID = id
+                request.remoteAddress = peerHost
+                request.scheme = context.scheme
                 pending.append(.request(request))
             case .failure(let error):
                 pending.append(.failure(error))

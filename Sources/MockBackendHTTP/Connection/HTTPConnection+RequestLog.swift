@@ -11,7 +11,7 @@ extension HTTPConnection {
     /// Logs the one line of a request whose end is named `word` (the stream journal's words).
     func logEnd(of flight: ResponseInFlight, as word: String) {
         context.logger.info(
-            "\(flight.request.method) \(flight.request.target) \(flight.status)",
+            "\(flight.request.method) \(context.configuration.loggedTarget(flight.request)) \(flight.status)",
             metadata: [
                 "connection": "\(id)",
                 "duration_ms": "\(Self.milliseconds(ContinuousClock.now - flight.startedAt))",

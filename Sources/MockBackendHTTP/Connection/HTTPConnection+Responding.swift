@@ -39,7 +39,10 @@ extension HTTPConnection {
 
     /// Queues the head (and a full body) of `response` and, for a stream, hands the
     /// producer its writer.
-    func start(_ original: HTTPResponse, to request: HTTPRequest, keepAlive requestedKeepAlive: Bool) {
+    func start(
+        _ original: HTTPResponse, to request: HTTPRequest, keepAlive requestedKeepAlive: Bool,
+        startedAt: ContinuousClock.Instant? = nil
+    ) {
         // No timeout runs while a response is in flight. Passing through it even for a
         // response written at once re-arms the timeout after it.
         apply(machine.update(.responding, at: .now))
@@ -48,8 +51,8 @@ extension HTTPConnection {
         let isHead = request.method == "HEAD"
         let version: HTTPVersion = request.version == .http10 ? .http10 : .http11
         var flight = ResponseInFlight(
-            request: request, status: response.status, keepAlive: keepAlive, chunked: false, writer: nil,
-            producing: false, deflater: deflater, endReason: nil, startedAt: .now)
+            request: request, status: response.status, keepAlive: keepAlive, chunked: false, lengthFramed: false,
+            writer: nil, producing: false, deflater: deflater, endReason: nil, startedAt: startedAt ?? .now)
         let resetContent = response.status == HTTPResponseEncoder.resetContent
         let bodyless = isHead || resetContent || HTTPResponseEncoder.statusForbidsBody(response.status)
         channel.shaper = response.shaper
@@ -77,13 +80,18 @@ extension HTTPConnection {
                 channel.enqueue([], kind: .end)
             }
         case .stream(let produce):
-            // HTTP/1.0 has no chunked coding: the body ends when the connection does.
-            let chunked = version == .http11
-            if !chunked { keepAlive = false }
+            // HTTP/1.0 has no chunked coding: the body ends when the connection does, unless
+            // its length is declared.
+            let length = response.declaredLength
+            let chunked = version == .http11 && length == nil
+            if !chunked, length == nil { keepAlive = false }
             flight.keepAlive = keepAlive
             flight.chunked = chunked
+            flight.lengthFramed = length != nil
             let framing: BodyFraming =
-                resetContent ? .length(0) : bodyless ? .none : (chunked ? .chunked : .closeDelimited)
+                resetContent
+                ? .length(0)
+                : length.map { .length($0) } ?? (bodyless ? .none : (chunked ? .chunked : .closeDelimited))
             let head = HTTPResponseEncoder.head(
                 status: response.status, headers: response.headers, version: version, framing: framing,
                 keepAlive: keepAlive)
@@ -106,11 +114,38 @@ extension HTTPConnection {
         case .webSocket(let upgrade):
             startWebSocket(upgrade, headers: response.headers, flight: flight)
             return
+        case .deferred(let deferred):
+            // In flight until it is known; then answered as if the responder had returned it.
+            current = flight
+            awaiting = deferred
+            deferred.receive { [weak self, queue, keepAlive, startedAt = flight.startedAt] known in
+                queue.async { [weak self] in
+                    self?.answerDeferred(deferred, with: known, to: request, keepAlive: keepAlive, startedAt: startedAt)
+                }
+            }
+            return
         }
         // An upgrade request answered without switching: what followed it is HTTP, parsed
         // now that this response is queued ahead of any answer to it (a 100 Continue).
         declineUpgradeIfAwaiting()
         channel.flush()
+    }
+
+    /// Answers the request `deferred` stood for, unless the connection let go of it.
+    private func answerDeferred(
+        _ deferred: DeferredResponse, with known: HTTPResponse, to request: HTTPRequest, keepAlive: Bool,
+        startedAt: ContinuousClock.Instant
+    ) {
+        guard awaiting === deferred else { return }
+        awaiting = nil
+        current = nil
+        start(known.isDeferred ? Self.notDeferrable : known, to: request, keepAlive: keepAlive, startedAt: startedAt)
+    }
+
+    /// What a deferred response that completes with another deferred one answers.
+    static var notDeferrable: HTTPResponse {
+        ProblemDetails(status: 500, code: "INTERNAL_ERROR", detail: "A deferred response was answered with another.")
+            .response
     }
 
     /// Whether `writer` is the current response's and may still write. Reads fields of
@@ -175,7 +210,7 @@ extension HTTPConnection {
             channel.enqueue(flight.chunked ? HTTPResponseEncoder.chunk(trailer) : trailer, kind: .body)
         }
         channel.enqueue(flight.chunked ? HTTPResponseEncoder.lastChunk : [], kind: .end)
-        if !flight.chunked { current?.keepAlive = false }
+        if !flight.chunked, !flight.lengthFramed { current?.keepAlive = false }
         // The writer learns of the end once the last bytes are out (`completeCurrent`) or
         // the connection closes: its deliveries are complete by then.
         channel.flush()

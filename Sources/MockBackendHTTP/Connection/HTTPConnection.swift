@@ -8,6 +8,8 @@ struct ConnectionContext: Sendable {
     let responder: any HTTPResponder
     let logger: Logger
     let statistics: LockedValue<ServerStatistics>
+    /// `http` or `https`, the listener's transport (`HTTPRequest.scheme`).
+    var scheme = "http"
     /// Called once, on the connection's queue, when the connection has closed.
     let onClosed: @Sendable (UInt64) -> Void
 }
@@ -33,6 +35,8 @@ final class HTTPConnection: SocketChannelOwner, @unchecked Sendable {
         var status: Int
         var keepAlive: Bool
         var chunked: Bool
+        /// A stream sent with its declared `Content-Length` (`HTTPResponse.declaredLength`).
+        var lengthFramed: Bool
         /// The stream's writer; nil for a body known in full.
         var writer: ResponseBodyWriter?
         /// Whether a stream may still write.
@@ -81,6 +85,10 @@ final class HTTPConnection: SocketChannelOwner, @unchecked Sendable {
     @exclusivity(unchecked) var plainStream: PlainStream?
     @exclusivity(unchecked) var machine: Machine
     @exclusivity(unchecked) var isProcessing = false
+    /// The client's address without its port, read once (`HTTPRequest.remoteAddress`).
+    lazy var peerHost: String? = PeerAddress.host(of: channel.stream.fileDescriptor)
+    /// The deferred response the request in flight waits for, until it is known.
+    var awaiting: DeferredResponse?
     /// After the switch to WebSocket: the connection that took the socket over.
     var upgraded: WebSocketConnection?
 

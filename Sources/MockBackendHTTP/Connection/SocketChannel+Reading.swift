@@ -28,7 +28,7 @@ extension SocketChannel {
                     return outcome
                 }
             } catch {
-                owner?.channelFailed(.clientClosed, reset: false)
+                owner?.channelBroke(error as? SocketError)
                 return
             }
             switch result {

@@ -59,7 +59,7 @@ extension SocketChannel {
                 result = try write()
             }
         } catch {
-            owner?.channelFailed(.clientClosed, reset: false)
+            owner?.channelBroke(error as? SocketError)
             return
         }
         var written = 0
@@ -96,7 +96,7 @@ extension SocketChannel {
                 do {
                     result = try writeFront(bytes)
                 } catch {
-                    owner?.channelFailed(.clientClosed, reset: false)
+                    owner?.channelBroke(error as? SocketError)
                     return
                 }
                 switch result {

@@ -17,6 +17,15 @@ protocol SocketChannelOwner: AnyObject {
     /// far behind, the socket cannot be watched. The owner closes with `reason`, and the
     /// channel with it (`reset`: RST instead of FIN).
     func channelFailed(_ reason: StreamEndReason, reset: Bool)
+    /// A read or write of the socket failed with `error` (nil when it is not a socket
+    /// error): by default the client is taken to have gone (`channelFailed(.clientClosed)`).
+    func channelBroke(_ error: SocketError?)
+}
+
+extension SocketChannelOwner {
+    func channelBroke(_ error: SocketError?) {
+        channelFailed(.clientClosed, reset: false)
+    }
 }
 
 /// The socket side of one client connection, whatever protocol runs on it: reading as the

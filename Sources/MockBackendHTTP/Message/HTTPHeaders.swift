@@ -70,7 +70,7 @@ public struct HTTPHeaders: Sendable, Equatable, Sequence, ExpressibleByDictionar
     }
 
     /// ASCII case-insensitive comparison; header names are ASCII tokens.
-    static func equalIgnoringCase<A: StringProtocol, B: StringProtocol>(_ lhs: A, _ rhs: B) -> Bool {
+    package static func equalIgnoringCase<A: StringProtocol, B: StringProtocol>(_ lhs: A, _ rhs: B) -> Bool {
         let left = lhs.utf8
         let right = rhs.utf8
         guard left.count == right.count else { return false }

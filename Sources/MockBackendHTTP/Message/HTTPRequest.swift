@@ -15,6 +15,11 @@ public struct HTTPRequest: Sendable, Equatable {
     public var pathParameters: [String: String] = [:]
     /// Identifies the connection the request arrived on, unique within one server.
     public var connectionID: UInt64 = 0
+    /// The client's address as the connection saw it (`127.0.0.1`, `::1`); nil when not
+    /// known (a request made in a test).
+    public var remoteAddress: String?
+    /// `http` or `https`: the listener it came in on.
+    public var scheme = "http"
 
     public init(
         method: String, target: String, version: HTTPVersion = .http11,

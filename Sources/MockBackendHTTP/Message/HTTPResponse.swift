@@ -20,6 +20,9 @@ public struct HTTPResponse: Sendable {
         /// sent as 101 whatever `status` says. Made by `HTTPResponse.webSocket(upgrading:)`,
         /// which checks the handshake first.
         case webSocket(WebSocketUpgrade)
+        /// Not known yet: the connection waits for `DeferredResponse.complete(with:)`, with
+        /// no timeout, and answers with that. `status` and `headers` here mean nothing.
+        case deferred(DeferredResponse)
     }
 
     public var status: Int
@@ -28,6 +31,14 @@ public struct HTTPResponse: Sendable {
     /// Shapes the bytes of this response on their way to the socket; the seam the fault
     /// layer uses to delay, fragment, cut or reset a response. Nil sends bytes as they come.
     public var shaper: (any ResponseShaper)?
+    /// For a stream whose length is known before it starts (a relayed body that came with
+    /// `Content-Length`): sent with that `Content-Length` instead of chunked, and the
+    /// connection stays open after it. The producer writes exactly that many bytes, or
+    /// aborts. Nil: chunked.
+    public var declaredLength: Int?
+    /// For an answer that came from an upstream server (a proxy's): what the journals show
+    /// of the upstream's part. Nil for the mock's own answers.
+    public var relay: RelayedAnswer?
 
     public init(status: Int = 200, headers: HTTPHeaders = HTTPHeaders(), body: Body = .bytes([])) {
         self.status = status
@@ -63,6 +74,19 @@ public struct HTTPResponse: Sendable {
         status: Int = 200, headers: HTTPHeaders, _ produce: @escaping @Sendable (any StreamSink) -> Void
     ) -> HTTPResponse {
         HTTPResponse(status: status, headers: headers, body: .stream(produce))
+    }
+}
+
+/// The upstream's part in a proxied answer.
+public struct RelayedAnswer: Sendable, Equatable {
+    /// The upstream's status; nil when it gave none (unreachable, timed out, unreadable).
+    public var upstreamStatus: Int?
+    /// From sending the request upstream to its answer's head, or to the failure.
+    public var latency: Duration
+
+    public init(upstreamStatus: Int?, latency: Duration) {
+        self.upstreamStatus = upstreamStatus
+        self.latency = latency
     }
 }
 

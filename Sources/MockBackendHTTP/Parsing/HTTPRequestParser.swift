@@ -204,31 +204,10 @@ package struct HTTPRequestParser: Sendable {
         return .request(request)
     }
 
-    /// What `nextLine` found.
-    enum LineResult {
-        case line(ArraySlice<UInt8>)
-        case needMore
-        /// More than `limit` bytes before the line end.
-        case tooLong
-        /// A CR not followed by LF inside the line.
-        case bareCR
-    }
+    typealias LineResult = HTTPLineReader.LineResult
 
-    /// The next line ending in LF (a CR before it dropped), at most `limit` bytes long
-    /// without its line end. The answer depends only on the line's own bytes, never on how
-    /// they were split or on what follows, so fed whole or in pieces the parser agrees.
     func nextLine(from consumed: inout Int, limit: Int) -> LineResult {
-        let window = buffer[consumed..<min(buffer.count, consumed + limit + 2)]
-        guard let newline = window.firstIndex(of: UInt8(ascii: "\n")) else {
-            return buffer.count - consumed >= limit + 2 ? .tooLong : .needMore
-        }
-        var lineEnd = newline
-        if lineEnd > consumed, buffer[lineEnd - 1] == UInt8(ascii: "\r") { lineEnd -= 1 }
-        let line = buffer[consumed..<lineEnd]
-        if line.count > limit { return .tooLong }
-        if line.contains(UInt8(ascii: "\r")) { return .bareCR }
-        consumed = newline + 1
-        return .line(line)
+        HTTPLineReader.nextLine(in: buffer, from: &consumed, limit: limit)
     }
 
     /// `chunk-size [ chunk-ext ]`: 1 to 16 hex digits, optional whitespace, optional `;ext`.

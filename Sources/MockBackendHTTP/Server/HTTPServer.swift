@@ -161,7 +161,7 @@ public final class HTTPServer: Sendable {
     private func admit(_ fd: Int32) {
         let context = ConnectionContext(
             configuration: configuration, responder: responder, logger: logger, statistics: statisticsBox,
-            onClosed: { [weak self] id in self?.connectionClosed(id) })
+            scheme: transport.scheme, onClosed: { [weak self] id in self?.connectionClosed(id) })
         let connection: HTTPConnection? = registry.withLock { registry in
             guard !registry.stopping, registry.connections.count < configuration.maxConnections else { return nil }
             let id = registry.nextID

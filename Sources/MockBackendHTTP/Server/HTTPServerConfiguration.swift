@@ -32,6 +32,9 @@ public struct HTTPServerConfiguration: Sendable {
     public var webSocket = WebSocketConfiguration()
     /// What watches the sockets: `epoll` on Linux, Dispatch sources elsewhere.
     public var readiness = ReadinessMechanism.platformDefault
+    /// How a request's target is written in the log line of each request: as it came by
+    /// default; a mock that proxies takes the secrets out (a session token in the query).
+    public var loggedTarget: @Sendable (HTTPRequest) -> String = { $0.target }
 
     public init(host: String = "127.0.0.1", port: Int = 0) {
         self.host = host

@@ -44,6 +44,7 @@ struct JSONRoute: CustomStringConvertible, Sendable {
             method: "POST", path: "/__admin/mappings", body: #"{"request":{"urlPath":"/x"},"response":{"status":204}}"#),
         JSONRoute(method: "POST", path: "/__admin/mappings/import", body: #"{"mappings":[]}"#),
         JSONRoute(method: "PUT", path: "/__admin/mappings/{id}", body: #"{"request":{"urlPath":"/y"},"response":{}}"#),
+        JSONRoute(method: "POST", path: "/__admin/proxy/sessions/{token}/expire", body: #"{"status":401}"#),
     ]
 }
 
@@ -81,7 +82,7 @@ struct JSONRouteFixture {
             "{stream}": "channels/json-route", "{userId}": "7000001", "{sessionId}": try app.playerSession().sessionId,
             "{jobId}": try app.uploadCSV(rows: 500),
             "/__admin/generations/{id}": "/__admin/generations/" + (try app.createGeneration(token: bearer)),
-            "/__admin/mappings/{id}": "/__admin/mappings/\(mappingID)",
+            "/__admin/mappings/{id}": "/__admin/mappings/\(mappingID)", "{token}": "t1",
         ]
     }
 

@@ -10,10 +10,12 @@ extension AdminFeedEvent {
         public var connection: UInt64
         /// The fault that acted on it, as the journal says it: its kind and the rule's id.
         public var fault: String?
+        /// True when it went upstream (proxy mode); absent otherwise.
+        public var proxied: Bool?
 
         public init(
             id: Int, method: String, target: String, status: Int, durationMs: Double, connection: UInt64,
-            fault: String? = nil
+            fault: String? = nil, proxied: Bool? = nil
         ) {
             self.id = id
             self.method = method
@@ -22,6 +24,7 @@ extension AdminFeedEvent {
             self.durationMs = durationMs
             self.connection = connection
             self.fault = fault
+            self.proxied = proxied
         }
 
         public var fields: [String: JSONValue] {
@@ -30,6 +33,7 @@ extension AdminFeedEvent {
                 "status": .integer(status), "durationMs": .number(durationMs), "connection": .connection(connection),
             ]
             if let fault { fields["fault"] = .string(fault) }
+            if let proxied { fields["proxied"] = .bool(proxied) }
             return fields
         }
     }

@@ -19,6 +19,13 @@ public struct JournaledRequest: Codable, Sendable, Equatable {
     public var connection: UInt64
     /// The fault that acted on this request, if one did: its kind, a space and the rule's id.
     public var fault: String?
+    /// True when the request went upstream (proxy mode, or a mapping's `proxyBaseUrl`);
+    /// absent otherwise. Its secrets are shown redacted.
+    public var proxied: Bool?
+    /// The upstream's status, when its answer's head came.
+    public var upstreamStatus: Int?
+    /// From sending the request upstream to its answer's head (or the failure), in ms.
+    public var upstreamLatencyMs: Double?
 
     public init(
         id: Int, receivedAt: String, method: String, target: String, path: String, headers: [String: String],

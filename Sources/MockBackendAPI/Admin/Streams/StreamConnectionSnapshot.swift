@@ -35,6 +35,11 @@ public struct StreamConnectionSnapshot: Codable, Sendable, Equatable {
     public var deliveredIds: [String]
     public var deliveredCount: Int
     public var reconnect: Reconnect?
+    /// True for a proxied stream's connection (`proxy/<path>`); absent otherwise.
+    public var proxied: Bool?
+    /// A proxied stream's upstream event ids as received (the first 200), in order; the
+    /// events it was written besides them were pushes. Absent for other streams.
+    public var upstreamIds: [String]?
 
     public init(
         id: Int, stream: String, protocol: String, connection: UInt64, client: String, connectedAt: String,

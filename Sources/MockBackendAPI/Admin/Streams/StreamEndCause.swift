@@ -25,4 +25,7 @@ public enum StreamEndCause: String, Sendable, Codable, CaseIterable {
     case serverStopping = "server_stopping"
     /// The connection closed for another reason (a timeout).
     case connectionClosed = "connection_closed"
+    /// A proxied stream's upstream closed or reset its connection before the stream's end;
+    /// the client's connection was dropped the same way.
+    case upstreamClosed = "upstream_closed"
 }

@@ -1,0 +1,46 @@
+import MockBackendHTTP
+import MockBackendSupport
+
+/// What every proxied request shares: the settings, the upstream client, the hosts requests
+/// may go to, the session overlay, and where proxied streams and events are recorded.
+final class ProxyContext: Sendable {
+    let settings: ProxySettings
+    let client: UpstreamClient
+    let streams: EventStreamRegistry
+    let sessions = ProxySessions()
+    let redaction: SecretRedaction
+    let events: AdminEventFeed
+    /// Hosts upstream requests may go to (`ProxySettings.allowedHosts`, the `--proxy` host,
+    /// the hosts of mappings loaded at start), lowercased.
+    private let allowedHosts: LockedValue<Set<String>>
+
+    init(settings: ProxySettings, streams: EventStreamRegistry, events: AdminEventFeed) {
+        self.settings = settings
+        self.streams = streams
+        self.events = events
+        redaction = SecretRedaction(token: settings.token)
+        var clientSettings = UpstreamClientSettings()
+        clientSettings.headTimeout = settings.timeout
+        var transports: [String: any UpstreamTransport] = [:]
+        if let tls = settings.tlsTransport { transports[tls.scheme] = tls }
+        client = UpstreamClient(settings: clientSettings, transports: transports)
+        var hosts = Set(settings.allowedHosts.map { $0.lowercased() })
+        if let upstream = settings.upstream { hosts.insert(upstream.host) }
+        allowedHosts = LockedValue(hosts)
+    }
+
+    /// Whether requests may go to `host`.
+    func allows(host: String) -> Bool {
+        allowedHosts.withLock { $0.contains(host.lowercased()) }
+    }
+
+    /// Lets requests go to `host` from now on (a mapping loaded at start names it).
+    func allow(host: String) {
+        _ = allowedHosts.withLock { $0.insert(host.lowercased()) }
+    }
+
+    /// Closes every upstream connection; proxied streams end as their upstreams closed.
+    func stop() {
+        client.stop()
+    }
+}

@@ -1,0 +1,89 @@
+import MockBackendHTTP
+import ServerSentEvents
+
+extension EventStream {
+    /// Subscribes a connection whose events come from an upstream of its own (a proxied
+    /// stream, `proxy/<path>`): live at once, with nothing replayed and no prelude (the
+    /// upstream resumes from the Last-Event-ID it was sent and writes its own `retry:`).
+    /// Its upstream's events come through `relay`, pushes through `inject`; the broadcast
+    /// and the log are not used. `afterEnd` runs once the connection has ended.
+    @discardableResult
+    func attachRelay(
+        _ sink: any StreamSink, request: HTTPRequest, lastEventID: String?, events: AdminEventFeed?,
+        afterEnd: (@Sendable () -> Void)? = nil
+    ) -> StreamConnectionRecord {
+        let record = journal.open(
+            stream: name, request: request, lastEventID: lastEventID, protocol: sink.framing.protocolName,
+            deliveries: sink.deliveries, proxied: true)
+        let connection = sink.connectionID
+        let now = clock.now
+        state.withLock { state in
+            state.subscribers[connection] = Subscriber(
+                sink: sink, record: record, audience: nil, activeSince: now, phase: .live, retryOwed: nil)
+            state.ledger.open(connection, record: record, at: state.log.lastSequence)
+        }
+        record.settlingLiveDeliveries { [weak self] in self?.settleDeliveries(of: connection, sink: sink) }
+        let feed = events.flatMap { $0.stream === self ? nil : $0 }
+        feed?.publishConnected(record.snapshot)
+        endsWithItsSink(sink, record: record, feed: feed, then: afterEnd)
+        return record
+    }
+
+    /// Writes one block of the connection's upstream stream (`SSEBlock`), byte for byte, to
+    /// that connection only. False when no live subscriber is on it.
+    @discardableResult
+    func relay(_ block: SSEBlock, toConnection connection: UInt64) -> Bool {
+        state.withLock { state in
+            guard let subscriber = state.subscribers[connection], subscriber.phase == .live else { return false }
+            let part = PreparedBodyPart(unframed: block.bytes)
+            subscriber.sink.write(StreamPayload(body: part, events: block.isEvent ? 1 : 0))
+            if block.isEvent {
+                subscriber.record.noteUpstream(id: block.id)
+                state.ledger.sentAlone(id: block.id, to: connection, at: state.log.lastSequence)
+            }
+            return true
+        }
+    }
+
+    /// Whether this is a relayed stream (`proxy/<path>`), whose events come from upstreams:
+    /// pushes are injected (`inject`), never logged.
+    var isRelay: Bool { name.hasPrefix(Self.relayPrefix) }
+
+    /// The name prefix of relayed streams.
+    static let relayPrefix = "proxy/"
+
+    /// An event pushed into a relayed stream: written to every live subscriber (or the one
+    /// on `connection`) between two of its upstream's blocks, never logged, with an `id:`
+    /// only when the push gives one (a client that resumes must never send its upstream an
+    /// id it did not issue). Returns how many subscribers it went to.
+    func inject(_ event: StreamEvent, retry: Int?, toConnection only: UInt64? = nil) -> Int {
+        let bytes = SSEEncoder.encode(event.frame, retry: retry)
+        return state.withLock { state in
+            var count = 0
+            for (connection, subscriber) in state.subscribers
+            where subscriber.phase == .live && (only == nil || only == connection) {
+                subscriber.sink.write(StreamPayload(body: PreparedBodyPart(unframed: bytes), events: 1))
+                state.ledger.sentAlone(id: event.frame.id, to: connection, at: state.log.lastSequence)
+                count += 1
+            }
+            return count
+        }
+    }
+
+    /// Ends one relayed connection with `event` written last (a session's terminal event),
+    /// or without. False when no live subscriber is on it.
+    @discardableResult
+    func endRelay(of connection: UInt64, with event: [UInt8]?, cause: StreamEndCause) -> Bool {
+        state.withLock { state in
+            guard let subscriber = state.subscribers[connection], subscriber.phase == .live else { return false }
+            if let event {
+                subscriber.sink.write(StreamPayload(body: PreparedBodyPart(unframed: event), events: 1))
+                state.ledger.sentAlone(id: nil, to: connection, at: state.log.lastSequence)
+            }
+            Self.stopSending(to: subscriber, in: &state)
+            subscriber.sink.nameEnd(subscriber.record.noteEnding(cause, overriding: true).rawValue)
+            subscriber.sink.finish(.complete)
+            return true
+        }
+    }
+}

@@ -1,0 +1,255 @@
+import Dispatch
+import MockBackendSupport
+
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// One connection to an upstream server, carrying one exchange at a time and kept for the
+/// next when the response allows it (HTTP/1.1 keep-alive). Its socket is a `SocketChannel`,
+/// as a client connection's is: reads as the socket signals, queued writes, TLS's reads
+/// that must write first.
+///
+/// Invariant: every property is touched only on `queue`, the upstream client's event loop;
+/// that confinement is what makes the `@unchecked Sendable` sound.
+final class UpstreamConnection: SocketChannelOwner, @unchecked Sendable {
+    enum Phase: Equatable {
+        /// Sending a request, or waiting for its response's head.
+        case awaitingHead
+        /// Reading a response body.
+        case readingBody
+        /// In the pool, waiting for the next exchange.
+        case idle
+        case closed
+    }
+
+    let id: UInt64
+    let server: UpstreamOrigin
+    let queue: DispatchQueue
+    let channel: SocketChannel
+    private let timer: DeadlineTimer
+    private let settings: UpstreamClientSettings
+    private var parser = HTTPResponseParser()
+    private(set) var exchange: UpstreamExchange?
+    private(set) var phase = Phase.idle
+    /// Whether any byte of the current exchange's answer has arrived.
+    private(set) var receivedAnything = false
+    /// Exchanges carried before the current one: a reused connection that fails before any
+    /// byte of its answer may have been closed by the upstream meanwhile, and the request
+    /// may be sent again on a new one.
+    private(set) var exchangesCarried = 0
+    /// Hears when the connection is idle again or closed (the pool).
+    var onIdle: ((UpstreamConnection) -> Void)?
+    var onClosed: ((UpstreamConnection) -> Void)?
+    /// Hears of a failure before any byte of the first answer, so the client can try the
+    /// request again elsewhere (another address, a new connection) instead of failing it.
+    var onEarlyFailure: ((UpstreamConnection, UpstreamExchange, UpstreamFailure) -> Void)?
+
+    init(
+        id: UInt64, server: UpstreamOrigin, stream: any ByteStream, eventLoop: EventLoop,
+        statistics: LockedValue<ServerStatistics>, settings: UpstreamClientSettings
+    ) {
+        self.id = id
+        self.server = server
+        self.settings = settings
+        queue = eventLoop.queue
+        channel = SocketChannel(
+            id: id, stream: stream, eventLoop: eventLoop, statistics: statistics, maxUnsentBytes: Int.max)
+        timer = DeadlineTimer(queue: queue, statistics: statistics)
+        statistics.withLock {
+            $0.openConnections += 1
+            $0.openDescriptors += 1
+            $0.acceptedConnections += 1
+        }
+        self.statistics = statistics
+    }
+
+    private let statistics: LockedValue<ServerStatistics>
+
+    /// Starts watching the socket; false when it cannot be watched (then it is closed).
+    func start() -> Bool {
+        channel.owner = self
+        timer.handler = { [weak self] in self?.timerFired() }
+        guard channel.start() else {
+            close()
+            return false
+        }
+        return true
+    }
+
+    /// Sends `exchange`'s request and waits for its answer, the head within the timeout.
+    func send(_ exchange: UpstreamExchange) {
+        guard phase != .closed else { return }
+        self.exchange = exchange
+        exchange.connection = self
+        phase = .awaitingHead
+        receivedAnything = false
+        parser = HTTPResponseParser(requestWasHead: exchange.request.method == "HEAD")
+        timer.schedule(at: .now + settings.headTimeout)
+        channel.resumeReading()
+        channel.enqueue(exchange.request.encoded, kind: .head)
+        channel.flush()
+    }
+
+    // MARK: The caller
+
+    func exchangeCancelled(_ cancelled: UpstreamExchange) {
+        guard exchange === cancelled else { return }
+        exchange = nil
+        close()
+    }
+
+    func pauseReading(for paused: UpstreamExchange) {
+        guard exchange === paused, phase == .readingBody else { return }
+        channel.suspendReading()
+    }
+
+    func resumeReading(for resumed: UpstreamExchange) {
+        guard exchange === resumed, phase == .readingBody else { return }
+        channel.resumeReading()
+    }
+
+    // MARK: The channel
+
+    func channelReceived(_ bytes: UnsafeRawBufferPointer) {
+        guard phase == .awaitingHead || phase == .readingBody else {
+            // An idle connection that speaks unasked is out of step: it is not reused.
+            if phase == .idle { close() }
+            return
+        }
+        receivedAnything = true
+        handle(parser.feed(bytes))
+    }
+
+    func channelFinishedReading() {}
+
+    func channelPeerClosed() {
+        switch phase {
+        case .idle:
+            close()
+        case .awaitingHead where !receivedAnything:
+            fail(.badResponse(.truncated), early: true)
+        case .awaitingHead, .readingBody:
+            handle(parser.finish())
+        case .closed:
+            break
+        }
+    }
+
+    func channelDrained() {}
+
+    func channelFailed(_ reason: StreamEndReason, reset: Bool) {
+        channelBroke(nil)
+    }
+
+    func channelBroke(_ error: SocketError?) {
+        let code = error?.code ?? 0
+        switch phase {
+        case .idle, .closed:
+            close()
+        case .awaitingHead where !parser.hasHead:
+            let detail =
+                error.map { Self.isConnectFailure($0.code) || $0.code == EPROTO ? $0.description : "\($0)" }
+                ?? "the connection failed"
+            fail(.unreachable(detail), early: !receivedAnything)
+        case .awaitingHead where !receivedAnything && exchangesCarried > 0:
+            // A kept connection the upstream closed meanwhile: worth another try.
+            fail(.closed, early: true)
+        case .awaitingHead, .readingBody:
+            fail(code == ECONNRESET ? .reset : .closed, early: false)
+        }
+    }
+
+    /// Errors of a connect that never came through.
+    static func isConnectFailure(_ code: Int32) -> Bool {
+        [ECONNREFUSED, ENETUNREACH, EHOSTUNREACH, ETIMEDOUT, EADDRNOTAVAIL, ECONNRESET].contains(code)
+    }
+
+    // MARK: Parsing
+
+    private func handle(_ events: [HTTPResponseParserEvent]) {
+        for event in events {
+            guard let exchange, phase != .closed else { return }
+            switch event {
+            case .head(let head):
+                if head.status == 101 {
+                    // Switching protocols is tunnelled elsewhere, never through an exchange.
+                    fail(
+                        .badResponse(.malformedHead("101 Switching Protocols to a request that did not ask")),
+                        early: false)
+                    return
+                }
+                phase = .readingBody
+                timer.schedule(at: .now + .seconds(86_400 * 365))
+                keepAlive = head.keepsAlive && !Self.asksToClose(exchange.request)
+                exchange.handler?.upstreamReceivedHead(head, of: exchange)
+                if exchange.paused { channel.suspendReading() }
+            case .body(let bytes):
+                exchange.handler?.upstreamReceivedBody(bytes, of: exchange)
+            case .end:
+                self.exchange = nil
+                exchangesCarried += 1
+                exchange.end(.complete)
+                if keepAlive, !exchange.cancelled {
+                    phase = .idle
+                    timer.schedule(at: .now + settings.idleTimeout)
+                    onIdle?(self)
+                } else {
+                    close()
+                }
+                return
+            case .failure(let error):
+                fail(error == .truncated && parser.hasHead ? .closed : .badResponse(error), early: false)
+                return
+            }
+        }
+    }
+
+    /// Whether the response may leave the connection open for another request.
+    private var keepAlive = false
+
+    private static func asksToClose(_ request: UpstreamRequest) -> Bool {
+        request.headers.listContains("Connection", token: "close")
+    }
+
+    private func timerFired() {
+        switch phase {
+        case .awaitingHead: fail(.timedOut, early: false)
+        case .idle: close()
+        case .readingBody, .closed: break
+        }
+    }
+
+    /// Ends the exchange with `failure` and closes. A failure before any byte of the answer
+    /// goes to `onEarlyFailure` instead, when one is set, to be tried again elsewhere.
+    private func fail(_ failure: UpstreamFailure, early: Bool) {
+        let failed = exchange
+        exchange = nil
+        close(reset: failure == .reset)
+        guard let failed else { return }
+        if early, let onEarlyFailure {
+            onEarlyFailure(self, failed, failure)
+        } else {
+            failed.end(.failed(failure))
+        }
+    }
+
+    /// Closes the socket once; the pool and any exchange hear of it.
+    func close(reset: Bool = false) {
+        guard phase != .closed else { return }
+        phase = .closed
+        channel.close(reset: reset)
+        timer.cancel()
+        statistics.withLock { $0.openConnections -= 1 }
+        if let exchange {
+            self.exchange = nil
+            exchange.end(.failed(.closed))
+        }
+        onClosed?(self)
+        onIdle = nil
+        onClosed = nil
+        onEarlyFailure = nil
+    }
+}

@@ -1,0 +1,361 @@
+"""Checks proxy mode against upstreams nobody here wrote: nginx (Debian nginx-light) serving
+files over TLS from a throwaway CA, and an aiohttp (PyPI) SSE server, both started here on
+127.0.0.1 ephemeral ports; the client side is requests-sse (PyPI).
+
+1. nginx over HTTPS: certificates verified with --proxy-ca (a file passes byte for byte, a
+   20 MB download passes whole), refused without it (502 UPSTREAM_UNAVAILABLE), and
+   passed unverified with --proxy-insecure; nginx's own 403 passes.
+2. aiohttp SSE: ids, retry:, comments and slow events relayed as written; a dropped
+   stream resumes with the client's Last-Event-ID sent upstream; a push is injected
+   without an id; a bad token gets the upstream's 403; one expire call ends the token's
+   stream with the terminal event and answers its next request with that 403 without
+   asking upstream; no journal shows the token.
+3. A chunked long-poll from aiohttp arrives piece by piece, not at its end.
+Prints "proxy upstreams: N passed, M failed" and exits non-zero on a failure.
+
+Usage: python proxy_upstreams.py PATH_TO_MOCKBACKEND_BINARY
+"""
+
+import asyncio
+import hashlib
+import os
+import re
+import shutil
+import socket
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+import urllib.error
+import urllib.request
+from datetime import timedelta
+
+from aiohttp import web
+from requests_sse import EventSource
+
+sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "RealClients"))
+from harness import check, get_json, post, results, wait_until  # noqa: E402
+
+TOKEN = "real-upstream-token-9f8e7d6c5b4a"
+
+
+def free_port():
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return probe.getsockname()[1]
+
+
+# MARK: upstreams
+
+def make_certificates(directory):
+    """A throwaway CA and a certificate it signs for 127.0.0.1 and localhost."""
+    def openssl(*arguments):
+        subprocess.run(["openssl", *arguments], check=True, capture_output=True, cwd=directory)
+    openssl("req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:P-256", "-nodes", "-days", "2",
+            "-subj", "/CN=mockbackend test CA", "-keyout", "ca.key", "-out", "ca.pem",
+            "-addext", "basicConstraints=critical,CA:TRUE", "-addext", "keyUsage=critical,keyCertSign")
+    openssl("req", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:P-256", "-nodes", "-subj", "/CN=localhost",
+            "-keyout", "server.key", "-out", "server.csr")
+    with open(os.path.join(directory, "san.ext"), "w") as ext:
+        ext.write("subjectAltName=IP:127.0.0.1,DNS:localhost\nextendedKeyUsage=serverAuth\n")
+    openssl("x509", "-req", "-in", "server.csr", "-CA", "ca.pem", "-CAkey", "ca.key", "-CAcreateserial",
+            "-days", "2", "-extfile", "san.ext", "-out", "server.pem")
+
+
+def start_nginx(directory):
+    port = free_port()
+    root = os.path.join(directory, "www")
+    os.makedirs(root)
+    with open(os.path.join(root, "hello.txt"), "w") as file:
+        file.write("hello from nginx\n")
+    with open(os.path.join(root, "big.bin"), "wb") as file:
+        block = os.urandom(1024 * 1024)
+        for _ in range(20):
+            file.write(block)
+    config = os.path.join(directory, "nginx.conf")
+    with open(config, "w") as file:
+        file.write(f"""
+daemon off;
+worker_processes 1;
+pid {directory}/nginx.pid;
+error_log {directory}/error.log warn;
+events {{ worker_connections 64; }}
+http {{
+    access_log off;
+    client_body_temp_path {directory}/body;
+    default_type application/octet-stream;
+    server {{
+        listen 127.0.0.1:{port} ssl;
+        ssl_certificate {directory}/server.pem;
+        ssl_certificate_key {directory}/server.key;
+        root {root};
+        location = /forbidden {{ default_type application/json; return 403 '{{"error":"nginx says no"}}'; }}
+    }}
+}}
+""")
+    process = subprocess.Popen(["nginx", "-c", config, "-p", directory], stdout=subprocess.DEVNULL,
+                               stderr=subprocess.PIPE)
+    if not wait_until(lambda: port_open(port), timeout=10):
+        raise RuntimeError("nginx did not start: " + process.stderr.read().decode(errors="replace")[:500])
+    return process, port, root
+
+
+def port_open(port):
+    try:
+        with socket.create_connection(("127.0.0.1", port), timeout=0.2):
+            return True
+    except OSError:
+        return False
+
+
+class SSEUpstream:
+    """An aiohttp SSE server in a thread of its own: /events writes `retry:`, a comment,
+    then events with ids every 50 ms (from the Last-Event-ID it is sent), 403 for a bad
+    token; /longpoll writes three chunks 300 ms apart."""
+
+    def __init__(self):
+        self.port = free_port()
+        self.last_event_ids = []
+        self.tokens = []
+        self.ready = threading.Event()
+        self.loop = None
+        threading.Thread(target=self._serve, daemon=True).start()
+        self.ready.wait(10)
+
+    def _serve(self):
+        self.loop = asyncio.new_event_loop()
+        asyncio.set_event_loop(self.loop)
+        app = web.Application()
+        app.router.add_get("/events", self.events)
+        app.router.add_get("/longpoll", self.longpoll)
+        app.router.add_get("/me", self.me)
+        runner = web.AppRunner(app)
+        self.loop.run_until_complete(runner.setup())
+        self.loop.run_until_complete(web.TCPSite(runner, "127.0.0.1", self.port).start())
+        self.ready.set()
+        self.loop.run_forever()
+
+    def token_of(self, request):
+        authorization = request.headers.get("Authorization", "")
+        token = authorization[7:] if authorization.startswith("Bearer ") else None
+        self.tokens.append(token)
+        return token
+
+    async def me(self, request):
+        if self.token_of(request) == "bad":
+            return web.json_response({"error": "SESSION_EXPIRATION", "upstream": "aiohttp"}, status=403)
+        return web.json_response({"user": "someone"})
+
+    async def events(self, request):
+        if self.token_of(request) == "bad":
+            return web.json_response({"error": "SESSION_EXPIRATION", "upstream": "aiohttp"}, status=403)
+        last = request.headers.get("Last-Event-ID")
+        self.last_event_ids.append(last)
+        start = int(last) + 1 if last and last.isdigit() else 1
+        response = web.StreamResponse(headers={"Content-Type": "text/event-stream", "Cache-Control": "no-cache"})
+        await response.prepare(request)
+        await response.write(b"retry: 1500\n: upstream comment\n\n")
+        try:
+            for number in range(start, start + 1000):
+                await asyncio.sleep(0.05)
+                await response.write(f"id: {number}\nevent: tick\ndata: {{\"n\":{number}}}\n\n".encode())
+        except ConnectionError:
+            pass  # The client (the proxy) went: as it should when its own client leaves.
+        return response
+
+    async def longpoll(self, request):
+        response = web.StreamResponse(headers={"Content-Type": "text/plain"})
+        response.enable_chunked_encoding()
+        await response.prepare(request)
+        for piece in ("one ", "two ", "three"):
+            await response.write(piece.encode())
+            await asyncio.sleep(0.3)
+        await response.write_eof()
+        return response
+
+
+def start_mock(binary, *arguments):
+    server = subprocess.Popen([binary, "--port", "0", "--log-level", "info", *arguments],
+                              stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    lines = []
+    deadline = time.monotonic() + 30
+    while time.monotonic() < deadline:
+        line = server.stdout.readline()
+        if not line:
+            break
+        lines.append(line)
+        match = re.search(r"mockbackend listening on http://127\.0\.0\.1:(\d+)", line)
+        if match:
+            # Keep reading the log so the server never waits on a full pipe.
+            threading.Thread(target=lambda: lines.extend(server.stdout), daemon=True).start()
+            return server, f"http://127.0.0.1:{match.group(1)}", lines
+    server.kill()
+    raise RuntimeError("mockbackend did not start: " + "".join(lines)[-500:])
+
+
+def fetch(url, headers=None):
+    request = urllib.request.Request(url, headers=headers or {})
+    try:
+        with urllib.request.urlopen(request, timeout=30) as response:
+            return response.status, dict(response.headers), response.read()
+    except urllib.error.HTTPError as error:
+        return error.code, dict(error.headers), error.read()
+
+
+# MARK: scenarios
+
+def nginx_over_tls(binary, directory, nginx_port, root):
+    upstream = f"https://127.0.0.1:{nginx_port}"
+    server, base, _ = start_mock(binary, "--proxy", upstream, "--proxy-ca", os.path.join(directory, "ca.pem"))
+    try:
+        status, headers, body = fetch(base + "/hello.txt")
+        check("nginx: a file passes through a verified TLS upstream", status == 200 and body == b"hello from nginx\n",
+              f"{status} {body[:200]!r}")
+        check("nginx: the answer says it came through the proxy", "mockbackend" in headers.get("Via", ""), headers)
+        status, headers, body = fetch(base + "/big.bin")
+        with open(os.path.join(root, "big.bin"), "rb") as file:
+            expected = hashlib.sha256(file.read()).hexdigest()
+        check("nginx: a 20 MB download passes whole", status == 200 and hashlib.sha256(body).hexdigest() == expected,
+              f"{status} {len(body)}")
+        status, _, body = fetch(base + "/forbidden")
+        check("nginx: its own 403 passes", status == 403 and b"nginx says no" in body, f"{status} {body!r}")
+        journal = get_json(base, "/__admin/requests")
+        proxied = [entry for entry in journal if entry.get("path") == "/hello.txt"]
+        check("nginx: the journal marks the request proxied with the upstream's status",
+              proxied and proxied[0].get("proxied") is True and proxied[0].get("upstreamStatus") == 200, proxied)
+    finally:
+        server.terminate()
+        server.wait(timeout=5)
+    server, base, _ = start_mock(binary, "--proxy", upstream)
+    try:
+        status, _, body = fetch(base + "/hello.txt")
+        check("nginx: a certificate from an unknown CA is refused with 502",
+              status == 502 and b"UPSTREAM_UNAVAILABLE" in body, f"{status} {body[:300]!r}")
+    finally:
+        server.terminate()
+        server.wait(timeout=5)
+    server, base, lines = start_mock(binary, "--proxy", upstream, "--proxy-insecure")
+    try:
+        status, _, body = fetch(base + "/hello.txt")
+        check("nginx: --proxy-insecure passes without verifying", status == 200 and body == b"hello from nginx\n",
+              f"{status} {body[:200]!r}")
+        check("nginx: --proxy-insecure is said at start", any("proxy-insecure" in line for line in lines), lines)
+    finally:
+        server.terminate()
+        server.wait(timeout=5)
+
+
+def aiohttp_sse(binary, upstream):
+    server, base, lines = start_mock(binary, "--proxy", f"http://127.0.0.1:{upstream.port}")
+    try:
+        received = []
+        with EventSource(base + "/events", timeout=10, reconnection_time=timedelta(milliseconds=100),
+                         headers={"Authorization": f"Bearer {TOKEN}"}) as source:
+            for event in source:
+                received.append((event.last_event_id, event.type, event.data))
+                if len(received) == 3:
+                    post(base, "/__admin/streams/proxy/events/events", {"event": "injected", "data": "from the mock"})
+                if len(received) == 5:
+                    post(base, "/__admin/streams/proxy/events/disconnect", {})
+                if len(received) == 8:
+                    break
+        ids = [event_id for event_id, kind, _ in received if kind == "tick"]
+        injected = [entry for entry in received if entry[1] == "injected"]
+        check("aiohttp: events arrive with the upstream's ids", ids[:3] == ["1", "2", "3"], received)
+        check("aiohttp: a push is injected between upstream events", len(injected) == 1, received)
+        check("aiohttp: a resume sends the client's Last-Event-ID upstream, never an injected one",
+              len(upstream.last_event_ids) >= 2 and upstream.last_event_ids[1] in ids,
+              f"{upstream.last_event_ids} {received}")
+        check("aiohttp: every upstream event arrives once, in order, across the resume",
+              ids == [str(number) for number in range(1, len(ids) + 1)], ids)
+        connections = get_json(base, "/__admin/streams/connections")
+        proxied = [record for record in connections if record["stream"] == "proxy/events"]
+        check("aiohttp: the stream journal records the upstream ids",
+              proxied and proxied[0].get("proxied") is True and proxied[0].get("upstreamIds", [])[:2] == ["1", "2"],
+              proxied[:1])
+        # Quiet stretches: the raw bytes keep the upstream's retry and comment.
+        raw = urllib.request.urlopen(urllib.request.Request(base + "/events"), timeout=10)
+        first = raw.read1(4096) if hasattr(raw, "read1") else raw.read(64)
+        raw.close()
+        check("aiohttp: retry: and comments pass as written", b"retry: 1500\n: upstream comment\n\n" in first, first)
+        # A bad token: the upstream's own 403, kept for the overlay.
+        status, _, body = fetch(base + "/me", {"Authorization": "Bearer bad"})
+        check("aiohttp: a bad token gets the upstream's 403", status == 403 and b"aiohttp" in body, f"{status} {body!r}")
+        # One expire call: the open stream gets the terminal event and ends; the next
+        # request gets the 403 without going upstream.
+        ended = threading.Event()
+        terminal = []
+
+        def listen():
+            with EventSource(base + "/events", timeout=10, max_connect_retry=0,
+                             headers={"Authorization": f"Bearer {TOKEN}"}) as source:
+                try:
+                    for event in source:
+                        if event.type == "SESSION_EXPIRATION":
+                            terminal.append(event.data)
+                except Exception:
+                    pass
+            ended.set()
+
+        threading.Thread(target=listen, daemon=True).start()
+        wait_until(lambda: any(s["name"] == "proxy/events" and s["subscribers"] for s in get_json(base, "/__admin/streams")))
+        asked = len(upstream.tokens)
+        expired = post(base, f"/__admin/proxy/sessions/{TOKEN}/expire",
+                       {"event": {"event": "SESSION_EXPIRATION", "data": {"token": "{{token}}"}}})
+        check("aiohttp: the expiry ended the token's open stream", expired["endedStreams"] == 1, expired)
+        check("aiohttp: the stream got the terminal event with the token",
+              wait_until(lambda: terminal, timeout=5) and TOKEN in terminal[0], terminal)
+        status, _, body = fetch(base + "/me", {"Authorization": f"Bearer {TOKEN}"})
+        check("aiohttp: the expired token's next request gets the upstream's 403",
+              status == 403 and b"aiohttp" in body, f"{status} {body!r}")
+        check("aiohttp: nothing of the expired token went upstream",
+              upstream.tokens[asked:].count(TOKEN) == 0, upstream.tokens[asked:])
+        shown = "".join(fetch(base + path)[2].decode() for path in
+                        ["/__admin/requests", "/__admin/streams/connections", "/__admin/proxy/sessions"])
+        check("aiohttp: no journal shows the token", TOKEN not in shown, "token found")
+        check("aiohttp: no log line shows the token", not any(TOKEN in line for line in lines),
+              [line for line in lines if TOKEN in line][:3])
+        # A chunked long-poll arrives piece by piece.
+        started = time.monotonic()
+        response = urllib.request.urlopen(base + "/longpoll", timeout=10)
+        first = response.read1(64)
+        first_at = time.monotonic() - started
+        rest = response.read()
+        check("aiohttp: a chunked body is relayed as read, not at its end",
+              first.startswith(b"one") and first_at < 0.5 and (first + rest) == b"one two three",
+              f"{first!r} after {first_at:.2f}s, then {rest!r}")
+    finally:
+        server.terminate()
+        server.wait(timeout=5)
+
+
+def main():
+    binary = sys.argv[1]
+    directory = tempfile.mkdtemp(prefix="mockbackend-upstreams-")
+    # nginx's workers run as another user: they must read what is served.
+    os.chmod(directory, 0o755)
+    nginx = None
+    try:
+        make_certificates(directory)
+        nginx, nginx_port, root = start_nginx(directory)
+        upstream = SSEUpstream()
+        for scenario, arguments in ((nginx_over_tls, (binary, directory, nginx_port, root)),
+                                    (aiohttp_sse, (binary, upstream))):
+            try:
+                scenario(*arguments)
+            except Exception as error:
+                check(scenario.__name__, False, repr(error))
+    finally:
+        if nginx:
+            nginx.terminate()
+            nginx.wait(timeout=5)
+        shutil.rmtree(directory, ignore_errors=True)
+    passed = sum(1 for _, ok in results if ok)
+    failed = len(results) - passed
+    print(f"proxy upstreams: {passed} passed, {failed} failed")
+    return 0 if failed == 0 else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())
