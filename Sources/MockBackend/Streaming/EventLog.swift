@@ -59,16 +59,18 @@ struct EventLog {
     var oldestSequence: Int { lastSequence - retained.count + 1 }
 
     /// Logs `event`, giving it the next sequence and, unless it has one, that as its id;
-    /// with `messages`, its WebSocket message too.
-    mutating func append(_ event: StreamEvent, retry: Int? = nil, audience: String? = nil, messages: Bool = false)
-        -> LoggedEvent
-    {
+    /// with `messages`, its WebSocket message beside its frame: `message` when given (a
+    /// flood's copies share one), else encoded now.
+    mutating func append(
+        _ event: StreamEvent, retry: Int? = nil, audience: String? = nil, messages: Bool = false,
+        message: [UInt8]? = nil
+    ) -> LoggedEvent {
         lastSequence += 1
         var frame = event.frame
         if frame.id == nil { frame.id = String(lastSequence) }
         let logged = LoggedEvent(
             sequence: lastSequence, wireID: frame.id ?? "", audience: audience,
-            bytes: SSEEncoder.encode(frame, retry: retry), message: messages ? event.message() : nil)
+            bytes: SSEEncoder.encode(frame, retry: retry), message: messages ? (message ?? event.message()) : nil)
         retained.append { record in
             record.write(logged.wireID)
             record.write(audience)

@@ -159,8 +159,11 @@ package final class EventStream: Sendable {
             bytes.reserveCapacity(byteLimit + 512)
             var last: LoggedEvent?
             var logged = 0
+            // Every copy is the same message (a WebSocket message carries no id): encoded once.
+            let message = settings.messages ? event.message() : nil
             while logged < count, bytes.count < byteLimit {
-                let entry = state.log.append(event, retry: logged == 0 ? retry : nil, messages: settings.messages)
+                let entry = state.log.append(
+                    event, retry: logged == 0 ? retry : nil, messages: settings.messages, message: message)
                 if logged == 0, let retry { state.retry = retry }
                 bytes += entry.bytes
                 state.ledger.logged(entry)
