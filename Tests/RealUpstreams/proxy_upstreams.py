@@ -11,6 +11,9 @@ files over TLS from a throwaway CA, and an aiohttp (PyPI) SSE server, both start
    stream with the terminal event and answers its next request with that 403 without
    asking upstream; no journal shows the token.
 3. A chunked long-poll from aiohttp arrives piece by piece, not at its end.
+4. A WebSocket to a `websockets` (PyPI) echo server through the proxy, from a `websockets`
+   client: text and binary messages echo both ways, the subprotocol is negotiated
+   end to end, and the upstream's close code reaches the client.
 Prints "proxy upstreams: N passed, M failed" and exits non-zero on a failure.
 
 Usage: python proxy_upstreams.py PATH_TO_MOCKBACKEND_BINARY
@@ -31,8 +34,10 @@ import urllib.error
 import urllib.request
 from datetime import timedelta
 
+import websockets
 from aiohttp import web
 from requests_sse import EventSource
+from websockets.sync.client import connect as websocket_connect
 
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "RealClients"))
 from harness import check, get_json, post, results, wait_until  # noqa: E402
@@ -173,6 +178,63 @@ class SSEUpstream:
             await asyncio.sleep(0.3)
         await response.write_eof()
         return response
+
+
+class EchoUpstream:
+    """A `websockets` server in a thread: /echo echoes every message; a message "bye"
+    closes with 4000; the subprotocol "chat.v1" is accepted."""
+
+    def __init__(self):
+        self.port = free_port()
+        self.ready = threading.Event()
+        threading.Thread(target=self._serve, daemon=True).start()
+        self.ready.wait(10)
+
+    def _serve(self):
+        async def echo(socket):
+            async for message in socket:
+                if message == "bye":
+                    await socket.close(4000, "upstream says bye")
+                    return
+                await socket.send(message)
+
+        async def main():
+            async with websockets.serve(echo, "127.0.0.1", self.port, subprotocols=["chat.v1"]):
+                self.ready.set()
+                await asyncio.Future()
+
+        asyncio.run(main())
+
+
+def websocket_through_proxy(binary, upstream):
+    server, base, _ = start_mock(binary, "--proxy", f"http://127.0.0.1:{upstream.port}")
+    try:
+        url = base.replace("http://", "ws://") + "/echo"
+        with websocket_connect(url, subprotocols=["chat.v1"], open_timeout=10) as socket:
+            check("websockets: the subprotocol is negotiated through the proxy", socket.subprotocol == "chat.v1",
+                  socket.subprotocol)
+            socket.send("hello")
+            check("websockets: a text message echoes through the proxy", socket.recv(timeout=10) == "hello")
+            socket.send(b"\x00\x01binary")
+            check("websockets: a binary message echoes through the proxy",
+                  socket.recv(timeout=10) == b"\x00\x01binary")
+            big = "x" * 200_000
+            socket.send(big)
+            check("websockets: a 200 kB message echoes whole", socket.recv(timeout=10) == big)
+            socket.send("bye")
+            try:
+                socket.recv(timeout=10)
+                closed = None
+            except websockets.exceptions.ConnectionClosed as closing:
+                closed = closing.rcvd
+            check("websockets: the upstream's close code reaches the client",
+                  closed is not None and closed.code == 4000 and closed.reason == "upstream says bye", closed)
+        streams = get_json(base, "/__admin/streams/connections")
+        check("websockets: the proxied socket is journaled as a websocket of proxy/echo",
+              any(r["stream"] == "proxy/echo" and r["protocol"] == "websocket" for r in streams), streams)
+    finally:
+        server.terminate()
+        server.wait(timeout=5)
 
 
 def start_mock(binary, *arguments):
@@ -340,8 +402,10 @@ def main():
         make_certificates(directory)
         nginx, nginx_port, root = start_nginx(directory)
         upstream = SSEUpstream()
+        echo = EchoUpstream()
         for scenario, arguments in ((nginx_over_tls, (binary, directory, nginx_port, root)),
-                                    (aiohttp_sse, (binary, upstream))):
+                                    (aiohttp_sse, (binary, upstream)),
+                                    (websocket_through_proxy, (binary, echo))):
             try:
                 scenario(*arguments)
             except Exception as error:

@@ -40,16 +40,25 @@ struct ProxyForwarder: Sendable {
             )
             .response
         }
-        if request.headers["Upgrade"] != nil {
-            return ProblemDetails(
-                status: 501, code: "PROXY_UPGRADE_UNSUPPORTED",
-                detail: "Protocol upgrades (\(request.headers["Upgrade"] ?? "")) are not passed upstream."
-            )
-            .response
-        }
-        let outgoing = Self.upstreamRequest(
+        var outgoing = Self.upstreamRequest(
             for: request, to: upstream, preserveHost: context.settings.preserveHost, adjustments: adjustments)
         let deferred = DeferredResponse()
+        if let upgrade = request.headers["Upgrade"] {
+            guard request.asksToSwitchProtocols, upgrade.lowercased() == "websocket" else {
+                return ProblemDetails(
+                    status: 501, code: "PROXY_UPGRADE_UNSUPPORTED",
+                    detail: "Only WebSocket upgrades are passed upstream, not \(upgrade)."
+                )
+                .response
+            }
+            let handler = ProxiedWebSocket(
+                deferred: deferred, request: request, context: context, token: token, upstream: upstream)
+            outgoing.headers = handler.upstreamHeaders(from: outgoing.headers)
+            let exchange = context.client.send(outgoing, to: upstream, handler: handler)
+            handler.exchange = exchange
+            deferred.onCancel { exchange.cancel() }
+            return .deferred(deferred)
+        }
         let handler = ProxiedResponse(
             deferred: deferred, request: request, context: context, token: token, upstream: upstream)
         let exchange = context.client.send(outgoing, to: upstream, handler: handler)

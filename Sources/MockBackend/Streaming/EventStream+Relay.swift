@@ -45,6 +45,18 @@ extension EventStream {
         }
     }
 
+    /// Writes one message of the connection's upstream WebSocket to that connection only
+    /// (an event, for the faults that count them). False when no live subscriber is on it.
+    @discardableResult
+    func relay(_ message: PreparedWebSocketMessage, toConnection connection: UInt64) -> Bool {
+        state.withLock { state in
+            guard let subscriber = state.subscribers[connection], subscriber.phase == .live else { return false }
+            subscriber.sink.write(StreamPayload(messages: PreparedWebSocketMessages([message]), events: 1))
+            state.ledger.sentAlone(id: nil, to: connection, at: state.log.lastSequence)
+            return true
+        }
+    }
+
     /// Whether this is a relayed stream (`proxy/<path>`), whose events come from upstreams:
     /// pushes are injected (`inject`), never logged.
     var isRelay: Bool { name.hasPrefix(Self.relayPrefix) }
@@ -57,12 +69,15 @@ extension EventStream {
     /// only when the push gives one (a client that resumes must never send its upstream an
     /// id it did not issue). Returns how many subscribers it went to.
     func inject(_ event: StreamEvent, retry: Int?, toConnection only: UInt64? = nil) -> Int {
-        let bytes = SSEEncoder.encode(event.frame, retry: retry)
+        // In both forms: a proxied WebSocket gets it as a message of its own.
+        let payload = StreamPayload(
+            body: PreparedBodyPart(unframed: SSEEncoder.encode(event.frame, retry: retry)),
+            messages: PreparedWebSocketMessages([PreparedWebSocketMessage(utf8Text: event.message())]), events: 1)
         return state.withLock { state in
             var count = 0
             for (connection, subscriber) in state.subscribers
             where subscriber.phase == .live && (only == nil || only == connection) {
-                subscriber.sink.write(StreamPayload(body: PreparedBodyPart(unframed: bytes), events: 1))
+                subscriber.sink.write(payload)
                 state.ledger.sentAlone(id: event.frame.id, to: connection, at: state.log.lastSequence)
                 count += 1
             }

@@ -20,6 +20,8 @@ final class UpstreamConnection: SocketChannelOwner, @unchecked Sendable {
         case awaitingHead
         /// Reading a response body.
         case readingBody
+        /// Switched protocols (101): bytes pass both ways as they are until either side ends.
+        case tunnel
         /// In the pool, waiting for the next exchange.
         case idle
         case closed
@@ -102,18 +104,33 @@ final class UpstreamConnection: SocketChannelOwner, @unchecked Sendable {
     }
 
     func pauseReading(for paused: UpstreamExchange) {
-        guard exchange === paused, phase == .readingBody else { return }
+        guard exchange === paused, phase == .readingBody || phase == .tunnel else { return }
         channel.suspendReading()
     }
 
     func resumeReading(for resumed: UpstreamExchange) {
-        guard exchange === resumed, phase == .readingBody else { return }
+        guard exchange === resumed, phase == .readingBody || phase == .tunnel else { return }
         channel.resumeReading()
+    }
+
+    func tunnelWrite(_ bytes: [UInt8], for writer: UpstreamExchange) {
+        guard exchange === writer, phase == .tunnel, !bytes.isEmpty else { return }
+        channel.enqueue(bytes, kind: .body)
+        channel.flush()
+    }
+
+    func tunnelCloseWrite(for writer: UpstreamExchange) {
+        guard exchange === writer, phase == .tunnel else { return }
+        channel.shutdownWrite()
     }
 
     // MARK: The channel
 
     func channelReceived(_ bytes: UnsafeRawBufferPointer) {
+        if phase == .tunnel {
+            if let exchange { exchange.handler?.upstreamReceivedBody(Array(bytes), of: exchange) }
+            return
+        }
         guard phase == .awaitingHead || phase == .readingBody else {
             // An idle connection that speaks unasked is out of step: it is not reused.
             if phase == .idle { close() }
@@ -133,6 +150,12 @@ final class UpstreamConnection: SocketChannelOwner, @unchecked Sendable {
             fail(.badResponse(.truncated), early: true)
         case .awaitingHead, .readingBody:
             handle(parser.finish())
+        case .tunnel:
+            // The upstream ended its side: the tunnel is over.
+            let ended = exchange
+            exchange = nil
+            close()
+            ended?.end(.complete)
         case .closed:
             break
         }
@@ -157,7 +180,7 @@ final class UpstreamConnection: SocketChannelOwner, @unchecked Sendable {
         case .awaitingHead where !receivedAnything && exchangesCarried > 0:
             // A kept connection the upstream closed meanwhile: worth another try.
             fail(.closed, early: true)
-        case .awaitingHead, .readingBody:
+        case .awaitingHead, .readingBody, .tunnel:
             fail(code == ECONNRESET ? .reset : .closed, early: false)
         }
     }
@@ -175,10 +198,20 @@ final class UpstreamConnection: SocketChannelOwner, @unchecked Sendable {
             switch event {
             case .head(let head):
                 if head.status == 101 {
-                    // Switching protocols is tunnelled elsewhere, never through an exchange.
-                    fail(
-                        .badResponse(.malformedHead("101 Switching Protocols to a request that did not ask")),
-                        early: false)
+                    guard exchange.request.asksToSwitchProtocols else {
+                        fail(
+                            .badResponse(.malformedHead("101 Switching Protocols to a request that did not ask")),
+                            early: false)
+                        return
+                    }
+                    // From here on, bytes pass both ways as they are.
+                    phase = .tunnel
+                    timer.cancel()
+                    keepAlive = false
+                    exchange.handler?.upstreamReceivedHead(head, of: exchange)
+                    let early = parser.takeBytesAfterUpgrade()
+                    if !early.isEmpty { exchange.handler?.upstreamReceivedBody(early, of: exchange) }
+                    if exchange.paused { channel.suspendReading() }
                     return
                 }
                 phase = .readingBody
@@ -218,7 +251,7 @@ final class UpstreamConnection: SocketChannelOwner, @unchecked Sendable {
         switch phase {
         case .awaitingHead: fail(.timedOut, early: false)
         case .idle: close()
-        case .readingBody, .closed: break
+        case .readingBody, .tunnel, .closed: break
         }
     }
 

@@ -16,6 +16,10 @@ package struct UpstreamRequest: Sendable {
         self.body = body
     }
 
+    /// Whether it asks to switch protocols (`Upgrade`): a 101 answer then turns its
+    /// connection into a tunnel.
+    var asksToSwitchProtocols: Bool { headers["Upgrade"] != nil }
+
     /// The bytes on the wire: the request line, the fields, `Content-Length` when there is
     /// a body (or the method usually carries one), the body.
     var encoded: [UInt8] {
@@ -103,6 +107,23 @@ package final class UpstreamExchange: @unchecked Sendable {
             ended = true
             handler = nil
             connection?.exchangeCancelled(self)
+        }
+    }
+
+    /// Sends `bytes` upstream on a connection that switched protocols (a 101 answer to an
+    /// upgrade request): a tunnel's bytes from the client. Nothing otherwise.
+    package func write(_ bytes: [UInt8]) {
+        queue.async { [self] in
+            guard !ended else { return }
+            connection?.tunnelWrite(bytes, for: self)
+        }
+    }
+
+    /// Ends a tunnel's sending half (FIN upstream) once what was written has gone.
+    package func closeWrite() {
+        queue.async { [self] in
+            guard !ended else { return }
+            connection?.tunnelCloseWrite(for: self)
         }
     }
 

@@ -10,7 +10,16 @@
 /// far cannot be UTF-8 fails before the rest of it arrives (fail fast, §8.1).
 ///
 /// After a close frame the decoder stops too: nothing a client sends after it counts (§5.5.1).
+///
+/// In the `.client` role it reads a server's frames instead (a proxy's upstream WebSocket):
+/// the same rules, but frames must not be masked.
 public struct WebSocketFrameDecoder: Sendable {
+    /// Which side reads: a server reads masked client frames, a client unmasked server ones.
+    public enum Role: Sendable {
+        case server
+        case client
+    }
+
     /// What the decoder found in the bytes fed so far.
     public enum Event: Sendable, Equatable {
         case frame(WebSocketFrame)
@@ -27,6 +36,7 @@ public struct WebSocketFrameDecoder: Sendable {
 
     /// Largest message accepted, all fragments together.
     public let maxMessageBytes: Int
+    public let role: Role
     private var state = State.header
     /// Header bytes received while the header is incomplete (at most 14).
     private var headerBytes: [UInt8] = []
@@ -39,8 +49,9 @@ public struct WebSocketFrameDecoder: Sendable {
     /// Validates a text message from its first byte to its last, across frames.
     private var utf8 = UTF8Validator()
 
-    public init(maxMessageBytes: Int = 1 << 20) {
+    public init(maxMessageBytes: Int = 1 << 20, role: Role = .server) {
         self.maxMessageBytes = max(0, maxMessageBytes)
+        self.role = role
     }
 
     /// Whether a close frame or a failure has ended the input.
@@ -74,7 +85,7 @@ public struct WebSocketFrameDecoder: Sendable {
                 headerBytes.append(contentsOf: UnsafeBufferPointer(rebasing: input[index..<(index + take)]))
                 let context = WebSocketFrameHeader.Context(
                     messageOpcode: messageOpcode, messageBytesLeft: maxMessageBytes - messageBytes,
-                    maxMessageBytes: maxMessageBytes)
+                    maxMessageBytes: maxMessageBytes, masked: role == .server)
                 switch headerBytes.withUnsafeBufferPointer({ WebSocketFrameHeader.parse($0, context: context) }) {
                 case .needMore:
                     index += take
@@ -93,7 +104,7 @@ public struct WebSocketFrameDecoder: Sendable {
                     let start = payload.count
                     payload.append(contentsOf: UnsafeBufferPointer(rebasing: input[index..<(index + take)]))
                     index += take
-                    unmask(from: start, with: header.mask)
+                    if role == .server { unmask(from: start, with: header.mask) }
                     if isText(header), !utf8.consume(payload[start...]) {
                         events.append(fail(.invalidUTF8("A text message is not UTF-8 (RFC 6455 §8.1).")))
                         return events

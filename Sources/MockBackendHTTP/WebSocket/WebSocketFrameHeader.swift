@@ -1,12 +1,13 @@
-/// The header of a client frame (RFC 6455 §5.2), read and checked byte by byte.
+/// The header of a frame (RFC 6455 §5.2), read and checked byte by byte: a client's (masked)
+/// by a server, a server's (unmasked) by a client.
 struct WebSocketFrameHeader: Sendable, Equatable {
     var fin: Bool
     var opcode: WebSocketOpcode
     /// Payload length in bytes.
     var length: Int
-    /// The masking key (§5.3), in wire order.
+    /// The masking key (§5.3), in wire order; zeros on an unmasked frame.
     var mask: (UInt8, UInt8, UInt8, UInt8)
-    /// Bytes the header takes on the wire: 6, 8 or 14.
+    /// Bytes the header takes on the wire: 2, 4 or 10, and 4 more with a mask.
     var size: Int
 
     /// What the decoder knows of the frames before this one.
@@ -17,6 +18,9 @@ struct WebSocketFrameHeader: Sendable, Equatable {
         var messageBytesLeft: Int
         /// The limit, for the error's text.
         var maxMessageBytes: Int
+        /// Whether frames must be masked (a client's, read by a server) or must not be (a
+        /// server's, read by a client): §5.1.
+        var masked = true
     }
 
     enum Outcome: Equatable {
@@ -57,9 +61,14 @@ struct WebSocketFrameHeader: Sendable, Equatable {
             return .failure(.protocolError("A new message starts inside a fragmented one (RFC 6455 §5.4)."))
         }
         guard bytes.count >= 2 else { return .needMore }
-        // §5.1, §5.3: a server MUST close the connection on a frame that is not masked.
-        guard bytes[1] & 0x80 != 0 else {
-            return .failure(.protocolError("A client frame is not masked (RFC 6455 §5.1)."))
+        // §5.1, §5.3: a server MUST close the connection on a frame that is not masked, a
+        // client on one that is.
+        guard (bytes[1] & 0x80 != 0) == context.masked else {
+            return .failure(
+                .protocolError(
+                    context.masked
+                        ? "A client frame is not masked (RFC 6455 §5.1)." : "A server frame is masked (RFC 6455 §5.1).")
+            )
         }
         let shortLength = Int(bytes[1] & 0x7F)
         // §5.5: control frames carry at most 125 bytes, so never an extended length.
@@ -87,13 +96,10 @@ struct WebSocketFrameHeader: Sendable, Equatable {
         if !opcode.isControl, length > context.messageBytesLeft {
             return .failure(.messageTooBig(context.maxMessageBytes))
         }
-        let size = 2 + lengthBytes + 4
+        let size = 2 + lengthBytes + (context.masked ? 4 : 0)
         guard bytes.count >= size else { return .needMore }
         let key = 2 + lengthBytes
-        return .header(
-            WebSocketFrameHeader(
-                fin: fin, opcode: opcode, length: length,
-                mask: (bytes[key], bytes[key + 1], bytes[key + 2], bytes[key + 3]),
-                size: size))
+        let mask = context.masked ? (bytes[key], bytes[key + 1], bytes[key + 2], bytes[key + 3]) : (0, 0, 0, 0)
+        return .header(WebSocketFrameHeader(fin: fin, opcode: opcode, length: length, mask: mask, size: size))
     }
 }

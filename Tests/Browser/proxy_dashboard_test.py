@@ -1,0 +1,47 @@
+"""The dashboard in proxy mode, in Chromium: served at /__admin/dashboard/ (every other path
+is the upstream's), it marks proxied streams and requests as such, lists the session
+tokens it has seen (redacted) and expires one with its Expire button, after which that
+token's requests are answered without going upstream. The upstream is a second
+mockbackend. Run by dashboard_test.py's main."""
+
+import urllib.request
+
+from selenium.webdriver.common.by import By
+
+from browser_support import Browser, Server, check, wait_for
+
+TOKEN = "browser-proxy-token-5e4d3c2b1a"
+
+
+def test_proxy_dashboard_in_chromium(binary, click_when_present):
+    with Server(binary) as upstream, Server(binary, "--proxy", upstream.base) as proxy, Browser() as driver:
+        status, _, _ = proxy.request("GET", "/health", headers={"Authorization": f"Bearer {TOKEN}"})
+        check(status == 200, f"a proxied request answered {status}")
+        stream = urllib.request.urlopen(
+            urllib.request.Request(proxy.url("/sse/channels/shown"), headers={"Authorization": f"Bearer {TOKEN}"}),
+            timeout=10)
+        try:
+            driver.get(proxy.url("/__admin/dashboard/"))
+            rows = wait_for(
+                lambda: driver.find_elements(By.CSS_SELECTOR, 'tr[data-proxy-session="t1"]'), 15,
+                "the token's row in the proxy session panel")
+            check(TOKEN not in rows[0].text, f"the dashboard shows the token whole: {rows[0].text!r}")
+            wait_for(
+                lambda: driver.find_elements(By.CSS_SELECTOR, 'tr[data-stream="proxy/sse/channels/shown"] .proxied'),
+                15, "the proxied stream marked as such")
+            wait_for(lambda: driver.find_elements(By.CSS_SELECTOR, "#journal .proxied"), 15,
+                     "a proxied request marked as such in the journal")
+            click_when_present(driver, 'tr[data-proxy-session="t1"] button[data-action="expire-proxy-session"]',
+                               "the token's Expire button")
+            wait_for(lambda: driver.find_elements(By.CSS_SELECTOR, 'tr[data-proxy-session="t1"][data-state="expired"]'),
+                     10, "the token's row to show the expiry")
+            # The open stream of that token ended, and its next request is answered here.
+            rest = stream.read()
+            check(rest is not None, "the stream did not end")
+            asked = len(upstream.json("GET", "/__admin/requests"))
+            status, _, body = proxy.request("GET", "/health", headers={"Authorization": f"Bearer {TOKEN}"})
+            check(status == 401 and b"SESSION_EXPIRED" in body, f"the expired token got {status} {body[:200]!r}")
+            check(len(upstream.json("GET", "/__admin/requests")) == asked, "the expired token's request went upstream")
+        finally:
+            stream.close()
+        print("ok  dashboard in proxy mode: proxied streams and requests marked, a token expired")
