@@ -297,6 +297,20 @@ def nginx_over_tls(binary, directory, nginx_port, root):
     finally:
         server.terminate()
         server.wait(timeout=5)
+    # No --proxy: a WireMock mapping proxies one path, to a host --proxy-allow names.
+    server, base, _ = start_mock(binary, "--proxy-allow", "127.0.0.1", "--proxy-ca", os.path.join(directory, "ca.pem"))
+    try:
+        mapping = {"request": {"urlPathPattern": "/files/.*"},
+                   "response": {"proxyBaseUrl": upstream, "proxyUrlPrefixToRemove": "/files"}}
+        post(base, "/__admin/mappings", mapping)
+        status, _, body = fetch(base + "/files/hello.txt")
+        check("nginx: a proxyBaseUrl mapping proxies its path, prefix removed",
+              status == 200 and body == b"hello from nginx\n", f"{status} {body[:200]!r}")
+        status, _, _ = fetch(base + "/health")
+        check("nginx: other paths stay the mock's own without --proxy", status == 200)
+    finally:
+        server.terminate()
+        server.wait(timeout=5)
     server, base, lines = start_mock(binary, "--proxy", upstream, "--proxy-insecure")
     try:
         status, _, body = fetch(base + "/hello.txt")

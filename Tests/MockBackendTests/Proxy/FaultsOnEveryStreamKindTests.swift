@@ -45,12 +45,14 @@ struct FaultsOnEveryStreamKindTests {
     @Test(arguments: Self.faults.map(\.0))
     func aFaultActsAlikeOnEveryKindOfStream(kind: String) async throws {
         let fault = try #require(Self.faults.first { $0.0 == kind }?.1)
-        let builtIn = try await Self.builtIn(fault)
-        let stubbed = try await Self.stubbed(fault)
-        let proxied = try await Self.proxied(fault)
+        let expected = Self.expected[kind]
+        async let builtInOutcome = Self.builtIn(fault, expected: expected)
+        async let stubbedOutcome = Self.stubbed(fault, expected: expected)
+        async let proxiedOutcome = Self.proxied(fault, expected: expected)
+        let (builtIn, stubbed, proxied) = try await (builtInOutcome, stubbedOutcome, proxiedOutcome)
         #expect(builtIn == stubbed, "\(kind): built-in \(builtIn), stub \(stubbed)")
         #expect(builtIn == proxied, "\(kind): built-in \(builtIn), proxied \(proxied)")
-        #expect(builtIn == Self.expected[kind], "\(kind): \(builtIn)")
+        #expect(builtIn == expected, "\(kind): \(builtIn)")
     }
 
     /// What each fault leaves a client with, the same on every kind.
@@ -75,10 +77,10 @@ struct FaultsOnEveryStreamKindTests {
 
     // MARK: The three kinds
 
-    static func builtIn(_ fault: Fault) async throws -> Outcome {
+    static func builtIn(_ fault: Fault, expected: Outcome?) async throws -> Outcome {
         try await withRunningServer { server in
             try await server.admin.faults.add(fault, match: .init(path: "/sse/channels/f"))
-            return try await observe(server, target: "/sse/channels/f") {
+            return try await observe(server, target: "/sse/channels/f", expected: expected) {
                 guard await eventually(timeout: .milliseconds(500), { server.subscribers(of: "channels/f") == 1 })
                 else { return }
                 for event in events { server.publish("channels/f", event) }
@@ -86,7 +88,7 @@ struct FaultsOnEveryStreamKindTests {
         }
     }
 
-    static func stubbed(_ fault: Fault) async throws -> Outcome {
+    static func stubbed(_ fault: Fault, expected: Outcome?) async throws -> Outcome {
         try await withRunningServer { server in
             let parts = events.map { #"{"data":"\#($0)"}"# }.joined(separator: ",")
             let stub = try await server.request(
@@ -94,14 +96,14 @@ struct FaultsOnEveryStreamKindTests {
                 body: #"{"request":{"urlPath":"/f"},"response":{"sse":{"events":[\#(parts)],"close":false}}}"#)
             #expect(stub.status == 201)
             try await server.admin.faults.add(fault, match: .init(path: "/f"))
-            return try await observe(server, target: "/f") {}
+            return try await observe(server, target: "/f", expected: expected) {}
         }
     }
 
-    static func proxied(_ fault: Fault) async throws -> Outcome {
+    static func proxied(_ fault: Fault, expected: Outcome?) async throws -> Outcome {
         try await withProxiedUpstream { upstream, proxy in
             try await proxy.admin.faults.add(fault, match: .init(path: "/sse/channels/f"))
-            return try await observe(proxy, target: "/sse/channels/f") {
+            return try await observe(proxy, target: "/sse/channels/f", expected: expected) {
                 guard await eventually(timeout: .milliseconds(500), { upstream.subscribers(of: "channels/f") == 1 })
                 else { return }
                 for event in events { upstream.publish("channels/f", event) }
@@ -109,19 +111,36 @@ struct FaultsOnEveryStreamKindTests {
         }
     }
 
-    /// Opens `target`, runs `publish`, and reads until the connection ends or stays quiet.
+    /// Opens `target`, runs `publish`, and reads until the client has what `expected` says
+    /// (or 10 s have passed): its events, and its end unless it stays open; one that should
+    /// stay open is watched 300 ms more.
     static func observe(
-        _ server: RunningServer, target: String, publish: () async throws -> Void
+        _ server: RunningServer, target: String, expected: Outcome?, publish: () async throws -> Void
     ) async throws -> Outcome {
         let client = try server.connect()
         defer { client.close() }
         try client.send("GET \(target) HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n")
         try await publish()
-        let ending = await client.waitForClose(timeout: .milliseconds(600))
-        let text = String(decoding: client.buffer, as: UTF8.self)
-        let status = text.hasPrefix("HTTP/1.1 ") ? Int(text.dropFirst(9).prefix(3)) : nil
-        let events = status == 200 ? eventData(client.streamedBody) : []
-        return Outcome(status: status, events: events, ending: ending)
+        func seen(_ ending: RawCloseOutcome) -> Outcome {
+            let text = String(decoding: client.buffer, as: UTF8.self)
+            let status = text.hasPrefix("HTTP/1.1 ") ? Int(text.dropFirst(9).prefix(3)) : nil
+            let events = status == 200 ? eventData(client.streamedBody) : []
+            return Outcome(status: status, events: events, ending: ending)
+        }
+        let deadline = ContinuousClock.now + TestTiming.scaled(.seconds(10))
+        var ending = RawCloseOutcome.stillOpen
+        while ContinuousClock.now < deadline {
+            let current = seen(.stillOpen)
+            if let expected, expected.ending == .stillOpen, current.status == expected.status,
+                current.events == expected.events
+            {
+                break
+            }
+            ending = await client.waitForClose(timeout: .milliseconds(100))
+            if ending != .stillOpen { break }
+        }
+        if ending == .stillOpen { ending = await client.waitForClose(timeout: .milliseconds(300)) }
+        return seen(ending)
     }
 }
 
