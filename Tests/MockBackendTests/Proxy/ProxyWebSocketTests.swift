@@ -112,3 +112,16 @@ struct ProxyWebSocketTests {
         }
     }
 }
+
+extension ProxyWebSocketTests {
+    @Test func anUpgradeToAnotherProtocolIs501() async throws {
+        try await withProxiedUpstream { upstream, proxy in
+            let client = try proxy.connect()
+            try client.send("GET /x HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: Upgrade\r\nUpgrade: h2c\r\n\r\n")
+            let response = try await client.readResponse()
+            #expect(response.status == 501)
+            #expect(response.text.contains("PROXY_UPGRADE_UNSUPPORTED"))
+            #expect(upstream.app.requests.entries().isEmpty)
+        }
+    }
+}
