@@ -24,33 +24,22 @@ import json
 import os
 import re
 import socket
-import statistics
-import subprocess
 import sys
 import threading
 import time
 
-CLK_TCK = os.sysconf("SC_CLK_TCK")
+def _load_sse_driver():
+    """bench/sse/driver.py, for the /proc readings and the percentile it already has."""
+    import importlib.util
+    path = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "sse", "driver.py")
+    spec = importlib.util.spec_from_file_location("sse_driver", path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
 
 
-def rss_kib(pid):
-    with open(f"/proc/{pid}/status") as f:
-        for line in f:
-            if line.startswith("VmRSS:"):
-                return int(line.split()[1])
-    raise RuntimeError("no VmRSS")
-
-
-def cpu_seconds(pid):
-    with open(f"/proc/{pid}/stat") as f:
-        fields = f.read().rsplit(")", 1)[1].split()
-    return (int(fields[11]) + int(fields[12])) / CLK_TCK
-
-
-def percentile(values, p):
-    ordered = sorted(values)
-    index = min(len(ordered) - 1, max(0, round(p / 100 * (len(ordered) - 1))))
-    return ordered[index]
+_sse = _load_sse_driver()
+rss_kib, cpu_seconds, percentile = _sse.rss_kib, _sse.cpu_seconds, _sse.percentile
 
 
 def log(message):

@@ -32,36 +32,26 @@ final class ProxiedWebSocket: UpstreamResponseHandler, Sendable {
         var upstreamEnded: UpstreamEnding?
     }
 
-    let deferred: DeferredResponse
-    let request: HTTPRequest
-    let context: ProxyContext
-    let token: String?
+    /// The request's answer as any proxied request's (its deferred response, its context);
+    /// it also answers a refusal (anything but 101).
+    private let plain: ProxiedResponse
     /// The key sent upstream (RFC 6455 §4.1), to check its answer with.
-    let key: String
-    /// Answers a refusal (anything but 101) as a proxied response.
-    private let refusal: ProxiedResponse
-    private let exchangeBox = LockedValue<UpstreamExchange?>(nil)
+    let key = Data((0..<16).map { _ in UInt8.random(in: 0...255) }).base64EncodedString()
     private let state = LockedValue(State())
 
-    init(
-        deferred: DeferredResponse, request: HTTPRequest, context: ProxyContext, token: String?,
-        upstream: UpstreamOrigin
-    ) {
-        self.deferred = deferred
-        self.request = request
-        self.context = context
-        self.token = token
-        key = Data((0..<16).map { _ in UInt8.random(in: 0...255) }).base64EncodedString()
-        refusal = ProxiedResponse(
-            deferred: deferred, request: request, context: context, token: token, upstream: upstream)
+    init(_ plain: ProxiedResponse) {
+        self.plain = plain
     }
 
+    private var deferred: DeferredResponse { plain.deferred }
+    private var request: HTTPRequest { plain.request }
+    private var context: ProxyContext { plain.context }
+    private var token: String? { plain.token }
+
+    /// The exchange, once sent.
     var exchange: UpstreamExchange? {
-        get { exchangeBox.current }
-        set {
-            exchangeBox.withLock { $0 = newValue }
-            refusal.exchange = newValue
-        }
+        get { plain.exchange }
+        set { plain.exchange = newValue }
     }
 
     /// The upgrade request as it goes upstream: the client's fields less its handshake's,
@@ -79,7 +69,7 @@ final class ProxiedWebSocket: UpstreamResponseHandler, Sendable {
     // MARK: Upstream
 
     func upstreamReceivedHead(_ head: HTTPResponseHead, of exchange: UpstreamExchange) {
-        guard head.status == 101 else { return refusal.upstreamReceivedHead(head, of: exchange) }
+        guard head.status == 101 else { return plain.upstreamReceivedHead(head, of: exchange) }
         let latency = ContinuousClock.now - exchange.startedAt
         guard head.headers["Sec-WebSocket-Accept"] == WebSocketHandshake.acceptValue(forKey: key),
             head.headers["Upgrade"]?.lowercased() == "websocket"
@@ -124,7 +114,7 @@ final class ProxiedWebSocket: UpstreamResponseHandler, Sendable {
             }
             return (true, messages, failure)
         }
-        guard switched else { return refusal.upstreamReceivedBody(bytes, of: exchange) }
+        guard switched else { return plain.upstreamReceivedBody(bytes, of: exchange) }
         for message in messages { handle(message) }
         if let failure {
             // The upstream broke the protocol: its side closes, and the client's with 1011.
@@ -139,7 +129,7 @@ final class ProxiedWebSocket: UpstreamResponseHandler, Sendable {
             if state.writer == nil { state.upstreamEnded = ending }
             return (state.switched, state.writer)
         }
-        guard switched else { return refusal.upstreamEnded(ending, of: exchange) }
+        guard switched else { return plain.upstreamEnded(ending, of: exchange) }
         guard let writer else { return }
         upstreamGone(ending, writer: writer)
     }

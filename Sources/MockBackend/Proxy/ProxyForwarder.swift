@@ -52,7 +52,8 @@ struct ProxyForwarder: Sendable {
                 .response
             }
             let handler = ProxiedWebSocket(
-                deferred: deferred, request: request, context: context, token: token, upstream: upstream)
+                ProxiedResponse(
+                    deferred: deferred, request: request, context: context, token: token, upstream: upstream))
             outgoing.headers = handler.upstreamHeaders(from: outgoing.headers)
             let exchange = context.client.send(outgoing, to: upstream, handler: handler)
             handler.exchange = exchange
