@@ -1,0 +1,47 @@
+import Foundation
+import MockBackendTesting
+import Testing
+
+/// The proxy's options as the built binary reads them: each bad one stops the start with
+/// exit 64 and a message naming it; a good set starts with the proxy's lines in the startup
+/// block, and `/health` is then the upstream's.
+@Suite("Proxy options", .serialized)
+struct ProxyOptionTests {
+    @Test(
+        "a bad proxy option exits 64 naming it",
+        arguments: [
+            (["--proxy", "ftp://example.org"], "--proxy"),
+            (["--proxy", "http://example.org/?q=1"], "--proxy"),
+            (["--proxy", "http://127.0.0.1:9", "--proxy-token", "basic"], "--proxy-token"),
+            (["--proxy", "http://127.0.0.1:9", "--proxy-timeout", "0"], "--proxy-timeout"),
+            (["--proxy", "http://127.0.0.1:9", "--backends", "player,chat"], "--backends"),
+            (["--proxy-insecure"], "--proxy-insecure"),
+            (["--proxy", "https://127.0.0.1:9", "--proxy-ca", "/nonexistent.pem"], "--proxy-ca"),
+            (["--cors", "localhost:3000"], "--cors"),
+        ])
+    func aBadProxyOptionExits64(_ arguments: [String], _ named: String) async throws {
+        let server = try ServerProcess(["--port", "0"] + arguments)
+        #expect(await server.waitForExit(timeout: .seconds(10)) == 64, "\(arguments)")
+        #expect(server.text.contains(named), "\(arguments): \(server.text)")
+        #expect(!server.text.contains("Fatal error"))
+    }
+
+    @Test func theStartupBlockNamesTheUpstreamAndTheBackendsKept() async throws {
+        try await withRunningServer { upstream in
+            let server = try ServerProcess([
+                "--port", "0", "--proxy", "http://127.0.0.1:\(upstream.port)", "--backends", "workflows",
+                "--proxy-token", "header:X-SessionId",
+            ])
+            let port = try await server.waitForListening()
+            let upstreamURL = "http://127.0.0.1:\(upstream.port)"
+            #expect(server.text.contains("proxy      \(upstreamURL)  (session token: header:X-SessionId)"))
+            #expect(server.text.contains("backends   workflows"))
+            #expect(server.text.contains("dashboard  http://127.0.0.1:\(port)/__admin/dashboard/"))
+            let health = try await RawHTTPClient(port: port).get("/health")
+            #expect(health.status == 200)
+            #expect(health.headers["Via"] == "1.1 mockbackend")
+            server.process.terminate()
+            #expect(await server.waitForExit(timeout: .seconds(10)) == 0)
+        }
+    }
+}
