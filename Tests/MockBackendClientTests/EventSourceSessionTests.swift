@@ -24,6 +24,8 @@ struct EventSourceSessionTests {
                 url: server.baseURL.appendingPathComponent("sse/channels/session"), configuration: configuration)
             source.start()
             #expect(await eventually { source.state == .open })
+            // The client may see the head before the server's stream has journaled it.
+            #expect(await eventually { !server.app.streams.journal.snapshots(stream: "channels/session").isEmpty })
             let connections = server.app.streams.journal.snapshots(stream: "channels/session")
             #expect(connections.map { header("X-Pinned-By", in: $0.requestHeaders) } == ["app"])
             source.stop()
