@@ -26,20 +26,27 @@ final class ProxiedResponse: UpstreamResponseHandler, Sendable {
         case events(EventStream?, SSEBlockSplitter)
     }
 
+    /// A 401 or 403 as it came.
+    private typealias Refusal = (status: Int, headers: HTTPHeaders, body: [UInt8])
+
     private struct State {
         var sink: (any StreamSink)?
         var mode = Mode.plain
-        /// Body bytes read before the sink came.
+        /// Body bytes read before the client's side was ready for them, in order.
         var early: [[UInt8]] = []
-        /// The upstream's end, when it came before the sink.
+        /// The upstream's end, when it came before the client's side was ready.
         var pendingEnd: UpstreamEnding?
+        /// Whether upstream bytes go to the client as they come. False until `attach` has
+        /// set the client's side up and written every early byte: until then they queue in
+        /// `early`, so nothing overtakes what came before it.
+        var ready = false
         var headArrived = false
         var upstreamDone = false
         /// Bytes written to the sink since the client last caught up.
         var unacknowledged = 0
         var waitingForClient = false
         /// A 401 or 403's body, kept for the session overlay.
-        var refusal: (status: Int, headers: HTTPHeaders, body: [UInt8])?
+        var refusal: Refusal?
         var record: StreamConnectionRecord?
     }
 
@@ -105,7 +112,7 @@ final class ProxiedResponse: UpstreamResponseHandler, Sendable {
                 refusal.body += bytes.prefix(ProxySessions.maxKeptBody - refusal.body.count)
                 state.refusal = refusal
             }
-            guard let sink = state.sink else {
+            guard state.ready, let sink = state.sink else {
                 state.early.append(bytes)
                 return nil
             }
@@ -115,9 +122,12 @@ final class ProxiedResponse: UpstreamResponseHandler, Sendable {
     }
 
     func upstreamEnded(_ ending: UpstreamEnding, of exchange: UpstreamExchange) {
-        let (headArrived, sink, refusal) = state.withLock { state in
+        let (headArrived, sink, refusal) = state.withLock { state -> (Bool, (any StreamSink)?, Refusal?) in
             state.upstreamDone = true
-            if state.sink == nil { state.pendingEnd = ending }
+            guard state.ready else {
+                state.pendingEnd = ending
+                return (state.headArrived, nil, state.refusal)
+            }
             return (state.headArrived, state.sink, state.refusal)
         }
         if let refusal, ending == .complete {
@@ -138,11 +148,10 @@ final class ProxiedResponse: UpstreamResponseHandler, Sendable {
     /// The client's response body is ready: what came early goes first, then reading the
     /// upstream goes on.
     private func attach(_ sink: any StreamSink) {
-        let (isEventStream, early, pendingEnd) = state.withLock { state in
+        let isEventStream = state.withLock { state in
             state.sink = sink
-            defer { state.early = [] }
-            if case .events = state.mode { return (true, state.early, state.pendingEnd) }
-            return (false, state.early, state.pendingEnd)
+            if case .events = state.mode { return true }
+            return false
         }
         if isEventStream {
             let connection = sink.connectionID
@@ -169,11 +178,25 @@ final class ProxiedResponse: UpstreamResponseHandler, Sendable {
         } else {
             sink.onEnd { [weak self] _ in self?.clientLeft() }
         }
-        for bytes in early { deliver(bytes, to: sink) }
-        if let pendingEnd {
-            end(sink, with: pendingEnd)
-        } else {
-            exchange?.resume()
+        // What came early, in order, until none is left; only then do upstream bytes go
+        // straight to the client.
+        while true {
+            let (early, pendingEnd, done) = state.withLock { state -> ([[UInt8]], UpstreamEnding?, Bool) in
+                guard state.early.isEmpty else {
+                    defer { state.early = [] }
+                    return (state.early, nil, false)
+                }
+                state.ready = true
+                return ([], state.pendingEnd, true)
+            }
+            for bytes in early { deliver(bytes, to: sink) }
+            guard done else { continue }
+            if let pendingEnd {
+                end(sink, with: pendingEnd)
+            } else {
+                exchange?.resume()
+            }
+            return
         }
     }
 

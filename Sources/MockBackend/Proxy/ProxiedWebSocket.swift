@@ -30,6 +30,9 @@ final class ProxiedWebSocket: UpstreamResponseHandler, Sendable {
         var early: [WebSocketInboundMessage] = []
         /// The upstream's end, when it came before the client's side was open.
         var upstreamEnded: UpstreamEnding?
+        /// Whether upstream messages go to the client as they come: false until `opened`
+        /// has passed on every early one, so none overtakes what came before it.
+        var ready = false
     }
 
     /// The request's answer as any proxied request's (its deferred response, its context);
@@ -108,7 +111,7 @@ final class ProxiedWebSocket: UpstreamResponseHandler, Sendable {
                     failure = error
                 }
             }
-            guard state.writer != nil else {
+            guard state.ready else {
                 state.early += messages
                 return (true, [], failure)
             }
@@ -126,7 +129,10 @@ final class ProxiedWebSocket: UpstreamResponseHandler, Sendable {
 
     func upstreamEnded(_ ending: UpstreamEnding, of exchange: UpstreamExchange) {
         let (switched, writer) = state.withLock { state -> (Bool, WebSocketWriter?) in
-            if state.writer == nil { state.upstreamEnded = ending }
+            guard state.ready else {
+                state.upstreamEnded = ending
+                return (state.switched, nil)
+            }
             return (state.switched, state.writer)
         }
         guard switched else { return plain.upstreamEnded(ending, of: exchange) }
@@ -155,18 +161,29 @@ final class ProxiedWebSocket: UpstreamResponseHandler, Sendable {
         writer.onBinary { [weak self] bytes in
             self?.exchange?.write(WebSocketClientFrames.frame(.binary, payload: bytes))
         }
-        let (early, ended) = state.withLock { state in
+        state.withLock { state in
             state.writer = writer
             state.stream = stream
-            defer { state.early = [] }
-            return (state.early, state.upstreamEnded)
         }
         if let token, !context.sessions.streamOpened(token: token, stream: stream, connection: connection) {
             stream.endRelay(of: connection, with: nil, cause: .sessionExpired)
             return
         }
-        for message in early { handle(message) }
-        if let ended { upstreamGone(ended, writer: writer) }
+        // What came early, in order, until none is left; then messages pass as they come.
+        while true {
+            let (early, ended, done) = state.withLock { state -> ([WebSocketInboundMessage], UpstreamEnding?, Bool) in
+                guard state.early.isEmpty else {
+                    defer { state.early = [] }
+                    return (state.early, nil, false)
+                }
+                state.ready = true
+                return ([], state.upstreamEnded, true)
+            }
+            for message in early { handle(message) }
+            guard done else { continue }
+            if let ended { upstreamGone(ended, writer: writer) }
+            return
+        }
     }
 
     /// One whole message from the upstream.
