@@ -95,8 +95,7 @@ extension MockBackendCommand {
         configuration.workflowAPIKey = apiKey
         configuration.adminToken = adminToken
         configuration.cors = CORSPolicy(argument: cors) ?? CORSPolicy(mode: .any)
-        configuration.allowedHosts =
-            allowedHosts?.split(separator: ",").map { String($0.trimmingSpaces()) }.filter { !$0.isEmpty } ?? []
+        configuration.allowedHosts = Self.list(allowedHosts)
         if let generationSeconds {
             configuration.generations.duration = .milliseconds(Int((generationSeconds * 1000).rounded()))
         }

@@ -44,21 +44,39 @@ public struct SSEBlockSplitter: Sendable {
 
     /// Feeds the next bytes; returns the blocks they complete, in order.
     public mutating func feed(_ bytes: some Sequence<UInt8>) -> [SSEBlock] {
+        if let blocks = bytes.withContiguousStorageIfAvailable({ feed(buffer: $0) }) { return blocks }
+        return Array(bytes).withUnsafeBufferPointer { feed(buffer: $0) }
+    }
+
+    /// The bytes between line ends are copied a run at a time, not byte by byte: this runs
+    /// for every byte a proxy relays.
+    private mutating func feed(buffer input: UnsafeBufferPointer<UInt8>) -> [SSEBlock] {
         var blocks: [SSEBlock] = []
-        for byte in bytes {
-            block.append(byte)
+        var index = 0
+        while index < input.count {
             if previousWasCR {
                 previousWasCR = false
-                if byte == 10 {
+                if input[index] == 10 {
+                    // The LF of a CRLF: part of the line end already acted on.
+                    block.append(10)
                     lineStart = block.count
+                    index += 1
                     continue
                 }
             }
-            guard byte == 10 || byte == 13 else {
+            var end = index
+            while end < input.count, input[end] != 10, input[end] != 13 { end += 1 }
+            while index < end {
+                // Up to one byte past the bound, where a block is handed on as it stands.
+                let take = min(end - index, max(1, maxBlockBytes + 1 - block.count))
+                block.append(contentsOf: UnsafeBufferPointer(rebasing: input[index..<(index + take)]))
+                index += take
                 if block.count > maxBlockBytes { emit(into: &blocks) }
-                continue
             }
-            previousWasCR = byte == 13
+            guard index < input.count else { break }
+            block.append(input[index])
+            previousWasCR = input[index] == 13
+            index += 1
             endLine(into: &blocks)
         }
         return blocks
@@ -109,7 +127,8 @@ public struct SSEBlockSplitter: Sendable {
     private mutating func emit(into blocks: inout [SSEBlock]) {
         guard !block.isEmpty else { return }
         blocks.append(SSEBlock(bytes: block, isEvent: hasData, id: hasData ? id : nil))
-        block.removeAll(keepingCapacity: true)
+        // A fresh array: the old buffer now belongs to the block handed on.
+        block = []
         lineStart = 0
         hasField = false
         hasData = false

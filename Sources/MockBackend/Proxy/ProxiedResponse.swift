@@ -19,19 +19,14 @@ final class ProxiedResponse: UpstreamResponseHandler, Sendable {
     /// What the client's socket may still hold when reading the upstream goes on.
     static let lowWater = 64 * 1024
 
-    private enum Mode {
-        case plain
-        /// An event stream, relayed block by block through a `proxy/<path>` stream (set when
-        /// the client's side is ready).
-        case events(EventStream?, SSEBlockSplitter)
-    }
-
-    /// A 401 or 403 as it came.
-    private typealias Refusal = (status: Int, headers: HTTPHeaders, body: [UInt8])
-
     private struct State {
         var sink: (any StreamSink)?
-        var mode = Mode.plain
+        /// For an event stream: cuts the upstream's bytes into blocks (changed in place, so
+        /// a partial block is never copied).
+        var splitter: SSEBlockSplitter?
+        /// The `proxy/<path>` stream an event stream is relayed through, once the client's
+        /// side is ready.
+        var relayStream: EventStream?
         /// Body bytes read before the client's side was ready for them, in order.
         var early: [[UInt8]] = []
         /// The upstream's end, when it came before the client's side was ready.
@@ -45,8 +40,8 @@ final class ProxiedResponse: UpstreamResponseHandler, Sendable {
         /// Bytes written to the sink since the client last caught up.
         var unacknowledged = 0
         var waitingForClient = false
-        /// A 401 or 403's body, kept for the session overlay.
-        var refusal: Refusal?
+        /// A 401 or 403 as it came, kept for the session overlay.
+        var refusal: ProxySessions.Answer?
         var record: StreamConnectionRecord?
     }
 
@@ -87,8 +82,8 @@ final class ProxiedResponse: UpstreamResponseHandler, Sendable {
         let refusal = head.status == 401 || head.status == 403
         state.withLock { state in
             state.headArrived = true
-            if refusal { state.refusal = (head.status, headers, []) }
-            if isEventStream { state.mode = .events(nil, SSEBlockSplitter()) }
+            if refusal { state.refusal = ProxySessions.Answer(status: head.status, headers: headers, body: []) }
+            if isEventStream { state.splitter = SSEBlockSplitter() }
         }
         // Nothing more is read until the client's side is ready for it.
         exchange.pause()
@@ -107,22 +102,21 @@ final class ProxiedResponse: UpstreamResponseHandler, Sendable {
     }
 
     func upstreamReceivedBody(_ bytes: [UInt8], of exchange: UpstreamExchange) {
-        let sink: (any StreamSink)? = state.withLock { state in
-            if var refusal = state.refusal, refusal.body.count < ProxySessions.maxKeptBody {
-                refusal.body += bytes.prefix(ProxySessions.maxKeptBody - refusal.body.count)
-                state.refusal = refusal
+        let delivery = state.withLock { state -> Delivery? in
+            if let kept = state.refusal?.body.count, kept < ProxySessions.maxKeptBody {
+                state.refusal?.body += bytes.prefix(ProxySessions.maxKeptBody - kept)
             }
-            guard state.ready, let sink = state.sink else {
+            guard state.ready else {
                 state.early.append(bytes)
                 return nil
             }
-            return sink
+            return Self.prepare(bytes, in: &state)
         }
-        if let sink { deliver(bytes, to: sink) }
+        if let delivery { write(delivery) }
     }
 
     func upstreamEnded(_ ending: UpstreamEnding, of exchange: UpstreamExchange) {
-        let (headArrived, sink, refusal) = state.withLock { state -> (Bool, (any StreamSink)?, Refusal?) in
+        let (headArrived, sink, refusal) = state.withLock { state -> (Bool, (any StreamSink)?, ProxySessions.Answer?) in
             state.upstreamDone = true
             guard state.ready else {
                 state.pendingEnd = ending
@@ -131,7 +125,7 @@ final class ProxiedResponse: UpstreamResponseHandler, Sendable {
             return (state.headArrived, state.sink, state.refusal)
         }
         if let refusal, ending == .complete {
-            context.sessions.noteRefusal(status: refusal.status, headers: refusal.headers, body: refusal.body)
+            context.sessions.noteRefusal(refusal)
         }
         guard headArrived else {
             guard case .failed(let failure) = ending else { return }
@@ -150,30 +144,15 @@ final class ProxiedResponse: UpstreamResponseHandler, Sendable {
     private func attach(_ sink: any StreamSink) {
         let isEventStream = state.withLock { state in
             state.sink = sink
-            if case .events = state.mode { return true }
-            return false
+            return state.splitter != nil
         }
         if isEventStream {
-            let connection = sink.connectionID
-            let token = token
-            let (stream, record) = context.streams.withRelayStream(named: Self.streamName(of: request)) { stream in
-                let record = stream.attachRelay(
-                    sink, request: context.redaction.redacting(request),
-                    lastEventID: SSEEndpoint.lastEventID(of: request), events: context.events
-                ) { [weak self, context] in
-                    if let token { context.sessions.streamClosed(token: token, connection: connection) }
-                    context.streams.removeIfUnused(named: stream.name)
-                    self?.clientLeft()
-                }
-                return (stream, record)
-            }
+            let (stream, record) = context.joinRelay(
+                sink, request: request, lastEventID: SSEEndpoint.lastEventID(of: request), token: token
+            ) { [weak self] in self?.clientLeft() }
             state.withLock { state in
                 state.record = record
-                if case .events(_, let splitter) = state.mode { state.mode = .events(stream, splitter) }
-            }
-            if let token, !context.sessions.streamOpened(token: token, stream: stream, connection: connection) {
-                // Expired between the request and now: ended as its other streams were.
-                stream.endRelay(of: connection, with: nil, cause: .sessionExpired)
+                state.relayStream = stream
             }
         } else {
             sink.onEnd { [weak self] _ in self?.clientLeft() }
@@ -181,15 +160,15 @@ final class ProxiedResponse: UpstreamResponseHandler, Sendable {
         // What came early, in order, until none is left; only then do upstream bytes go
         // straight to the client.
         while true {
-            let (early, pendingEnd, done) = state.withLock { state -> ([[UInt8]], UpstreamEnding?, Bool) in
+            let (deliveries, pendingEnd, done) = state.withLock { state -> ([Delivery], UpstreamEnding?, Bool) in
                 guard state.early.isEmpty else {
                     defer { state.early = [] }
-                    return (state.early, nil, false)
+                    return (state.early.compactMap { Self.prepare($0, in: &state) }, nil, false)
                 }
                 state.ready = true
                 return ([], state.pendingEnd, true)
             }
-            for bytes in early { deliver(bytes, to: sink) }
+            for delivery in deliveries { write(delivery) }
             guard done else { continue }
             if let pendingEnd {
                 end(sink, with: pendingEnd)
@@ -200,28 +179,36 @@ final class ProxiedResponse: UpstreamResponseHandler, Sendable {
         }
     }
 
-    /// Writes upstream bytes to the client, and holds the upstream back when the client
-    /// falls behind.
-    private func deliver(_ bytes: [UInt8], to sink: any StreamSink) {
-        let (blocks, stream, hold) = state.withLock { state -> ([SSEBlock], EventStream?, Bool) in
-            var blocks: [SSEBlock] = []
-            var stream: EventStream?
-            if case .events(let relayed, var splitter) = state.mode {
-                blocks = splitter.feed(bytes)
-                state.mode = .events(relayed, splitter)
-                stream = relayed
-            }
-            state.unacknowledged += bytes.count
-            guard state.unacknowledged > Self.highWater, !state.waitingForClient else { return (blocks, stream, false) }
-            state.waitingForClient = true
-            return (blocks, stream, true)
-        }
-        if let stream {
-            for block in blocks { stream.relay(block, toConnection: sink.connectionID) }
+    /// Upstream bytes on their way to the client: the blocks of an event stream, else the
+    /// bytes; `hold` when the client has fallen behind.
+    private struct Delivery {
+        let sink: any StreamSink
+        let bytes: [UInt8]
+        let blocks: [SSEBlock]
+        let stream: EventStream?
+        let hold: Bool
+    }
+
+    /// Takes `bytes` in (an event stream's splitter, the client's backlog) under the lock.
+    private static func prepare(_ bytes: [UInt8], in state: inout State) -> Delivery? {
+        guard let sink = state.sink else { return nil }
+        let blocks = state.splitter?.feed(bytes) ?? []
+        state.unacknowledged += bytes.count
+        let hold = state.unacknowledged > highWater && !state.waitingForClient
+        if hold { state.waitingForClient = true }
+        return Delivery(sink: sink, bytes: bytes, blocks: blocks, stream: state.relayStream, hold: hold)
+    }
+
+    /// Writes a delivery to the client, and holds the upstream back when the client falls
+    /// behind.
+    private func write(_ delivery: Delivery) {
+        let sink = delivery.sink
+        if let stream = delivery.stream {
+            for block in delivery.blocks { stream.relay(block, toConnection: sink.connectionID) }
         } else {
-            sink.write(bytes)
+            sink.write(delivery.bytes)
         }
-        guard hold else { return }
+        guard delivery.hold else { return }
         exchange?.pause()
         sink.whenDrained(toAtMost: Self.lowWater) { [weak self] in
             guard let self else { return }
@@ -235,11 +222,8 @@ final class ProxiedResponse: UpstreamResponseHandler, Sendable {
 
     /// Ends the client's response as the upstream's ended.
     private func end(_ sink: any StreamSink, with ending: UpstreamEnding) {
-        let (record, remainder) = state.withLock { state -> (StreamConnectionRecord?, [UInt8]) in
-            guard case .events(let stream, var splitter) = state.mode else { return (state.record, []) }
-            let remainder = splitter.takeRemainder()
-            state.mode = .events(stream, splitter)
-            return (state.record, remainder)
+        let (record, remainder) = state.withLock { state in
+            (state.record, state.splitter?.takeRemainder() ?? [])
         }
         // An unfinished last block goes as it came: the client's parser decides about it.
         if !remainder.isEmpty { sink.write(remainder) }
@@ -248,8 +232,7 @@ final class ProxiedResponse: UpstreamResponseHandler, Sendable {
             record?.noteEnding(.finished)
             sink.finish()
         case .failed(let failure):
-            sink.nameEnd(StreamEndCause.upstreamClosed.rawValue)
-            record?.noteEnding(.upstreamClosed)
+            sink.nameEnd((record?.noteEnding(.upstreamClosed) ?? .upstreamClosed).rawValue)
             sink.abort(reset: failure == .reset)
         }
     }

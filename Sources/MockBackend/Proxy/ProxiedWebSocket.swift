@@ -26,6 +26,7 @@ final class ProxiedWebSocket: UpstreamResponseHandler, Sendable {
         var assembler = WebSocketMessageAssembler()
         var writer: WebSocketWriter?
         var stream: EventStream?
+        var record: StreamConnectionRecord?
         /// Upstream messages that came before the client's side was open.
         var early: [WebSocketInboundMessage] = []
         /// The upstream's end, when it came before the client's side was open.
@@ -89,7 +90,7 @@ final class ProxiedWebSocket: UpstreamResponseHandler, Sendable {
         state.withLock { $0.switched = true }
         var headers = HTTPHeaders()
         if let chosen = head.headers["Sec-WebSocket-Protocol"] { headers.set("Sec-WebSocket-Protocol", chosen) }
-        headers.set("Via", "1.1 mockbackend")
+        ProxyHeaders.appendVia(to: &headers)
         var response = HTTPResponse.webSocket(upgrading: request, headers: headers) { [self] writer in
             opened(writer)
         }
@@ -144,16 +145,8 @@ final class ProxiedWebSocket: UpstreamResponseHandler, Sendable {
 
     /// The client's WebSocket is open: it joins the relayed stream, and what came early goes.
     private func opened(_ writer: WebSocketWriter) {
-        let connection = writer.connectionID
-        let (stream, _) = context.streams.withRelayStream(named: ProxiedResponse.streamName(of: request)) { stream in
-            let record = stream.attachRelay(
-                writer, request: context.redaction.redacting(request), lastEventID: nil, events: context.events
-            ) { [weak self, context, token] in
-                if let token { context.sessions.streamClosed(token: token, connection: connection) }
-                context.streams.removeIfUnused(named: stream.name)
-                self?.clientLeft()
-            }
-            return (stream, record)
+        let (stream, record) = context.joinRelay(writer, request: request, lastEventID: nil, token: token) {
+            [weak self] in self?.clientLeft()
         }
         writer.onText { [weak self] text in
             self?.exchange?.write(WebSocketClientFrames.frame(.text, payload: Array(text.utf8)))
@@ -164,10 +157,7 @@ final class ProxiedWebSocket: UpstreamResponseHandler, Sendable {
         state.withLock { state in
             state.writer = writer
             state.stream = stream
-        }
-        if let token, !context.sessions.streamOpened(token: token, stream: stream, connection: connection) {
-            stream.endRelay(of: connection, with: nil, cause: .sessionExpired)
-            return
+            state.record = record
         }
         // What came early, in order, until none is left; then messages pass as they come.
         while true {
@@ -203,7 +193,7 @@ final class ProxiedWebSocket: UpstreamResponseHandler, Sendable {
             // The upstream closes: its close is answered, and the client's side closes the same.
             exchange?.write(WebSocketClientFrames.close(payload))
             exchange?.closeWrite()
-            writer.nameEnd(StreamEndCause.upstreamClosed.rawValue)
+            noteUpstreamEnd(writer)
             writer.close(code: payload.code ?? .normalClosure, reason: payload.reason)
         }
     }
@@ -212,12 +202,18 @@ final class ProxiedWebSocket: UpstreamResponseHandler, Sendable {
     /// way (FIN or RST), as it would have without the mock in between.
     private func upstreamGone(_ ending: UpstreamEnding, writer: WebSocketWriter) {
         guard !writer.isClosed else { return }
-        writer.nameEnd(StreamEndCause.upstreamClosed.rawValue)
+        noteUpstreamEnd(writer)
         if case .failed(.reset) = ending {
             writer.abort(reset: true)
         } else {
             writer.abort(reset: false)
         }
+    }
+
+    /// The upstream ended the socket: the journal and the request log say so.
+    private func noteUpstreamEnd(_ writer: WebSocketWriter) {
+        let record = state.withLock(\.record)
+        writer.nameEnd((record?.noteEnding(.upstreamClosed) ?? .upstreamClosed).rawValue)
     }
 
     /// The client's side ended: the upstream hears a close, then the connection goes.

@@ -39,6 +39,30 @@ final class ProxyContext: Sendable {
         _ = allowedHosts.withLock { $0.insert(host.lowercased()) }
     }
 
+    /// Subscribes the client's side of a proxied stream to `proxy/<path>` of `request`, and
+    /// notes it under its session `token`; one whose token expired meanwhile is ended as the
+    /// token's other streams were. `onLeave` runs once the client's side has ended.
+    func joinRelay(
+        _ sink: any StreamSink, request: HTTPRequest, lastEventID: String?, token: String?,
+        onLeave: @escaping @Sendable () -> Void
+    ) -> (EventStream, StreamConnectionRecord) {
+        let connection = sink.connectionID
+        let (stream, record) = streams.withRelayStream(named: ProxiedResponse.streamName(of: request)) { stream in
+            let record = stream.attachRelay(
+                sink, request: redaction.redacting(request), lastEventID: lastEventID, events: events
+            ) { [self] in
+                if let token { sessions.streamClosed(token: token, connection: connection) }
+                streams.removeIfUnused(named: stream.name)
+                onLeave()
+            }
+            return (stream, record)
+        }
+        if let token, !sessions.streamOpened(token: token, stream: stream, connection: connection) {
+            stream.endRelay(of: connection, with: nil, cause: .sessionExpired)
+        }
+        return (stream, record)
+    }
+
     /// Closes every upstream connection; proxied streams end as their upstreams closed.
     func stop() {
         client.stop()

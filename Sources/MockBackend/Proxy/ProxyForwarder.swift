@@ -27,12 +27,6 @@ struct ProxyForwarder: Sendable {
     {
         let token = context.settings.token.token(in: request)
         if let token, let expired = context.sessions.noteRequest(token: token) { return expired }
-        guard context.allows(host: upstream.host) else {
-            return ProblemDetails(
-                status: 502, code: "PROXY_HOST_NOT_ALLOWED",
-                detail: "Requests may not go to \(upstream.host); --proxy-allow names the hosts that may be proxied to."
-            ).response
-        }
         guard context.client.supports(scheme: upstream.scheme) else {
             return ProblemDetails(
                 status: 502, code: "UPSTREAM_UNAVAILABLE",
@@ -43,6 +37,9 @@ struct ProxyForwarder: Sendable {
         var outgoing = Self.upstreamRequest(
             for: request, to: upstream, preserveHost: context.settings.preserveHost, adjustments: adjustments)
         let deferred = DeferredResponse()
+        let plain = ProxiedResponse(
+            deferred: deferred, request: request, context: context, token: token, upstream: upstream)
+        var handler: any UpstreamResponseHandler = plain
         if let upgrade = request.headers["Upgrade"] {
             guard request.asksToSwitchProtocols, upgrade.lowercased() == "websocket" else {
                 return ProblemDetails(
@@ -51,19 +48,13 @@ struct ProxyForwarder: Sendable {
                 )
                 .response
             }
-            let handler = ProxiedWebSocket(
-                ProxiedResponse(
-                    deferred: deferred, request: request, context: context, token: token, upstream: upstream))
-            outgoing.headers = handler.upstreamHeaders(from: outgoing.headers)
-            let exchange = context.client.send(outgoing, to: upstream, handler: handler)
-            handler.exchange = exchange
-            deferred.onCancel { exchange.cancel() }
-            return .deferred(deferred)
+            let webSocket = ProxiedWebSocket(plain)
+            outgoing.headers = webSocket.upstreamHeaders(from: outgoing.headers)
+            handler = webSocket
         }
-        let handler = ProxiedResponse(
-            deferred: deferred, request: request, context: context, token: token, upstream: upstream)
         let exchange = context.client.send(outgoing, to: upstream, handler: handler)
-        handler.exchange = exchange
+        // Also the WebSocket's: it keeps its request's state in `plain`.
+        plain.exchange = exchange
         deferred.onCancel { exchange.cancel() }
         return .deferred(deferred)
     }

@@ -50,7 +50,8 @@ enum ProxyHeaders {
         return headers
     }
 
-    private static func appendVia(to headers: inout HTTPHeaders, version: String = "1.1") {
+    /// Adds this proxy to `Via` (RFC 9110 §7.6.3), after the proxies before it.
+    static func appendVia(to headers: inout HTTPHeaders, version: String = "1.1") {
         let via = "\(version) mockbackend"
         if let existing = headers["Via"], !existing.isEmpty {
             headers.set("Via", existing + ", " + via)

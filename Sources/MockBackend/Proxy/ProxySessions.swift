@@ -73,8 +73,8 @@ final class ProxySessions: Sendable {
     }
 
     /// Keeps an upstream's 401 or 403, the default answer of later expiries.
-    func noteRefusal(status: Int, headers: HTTPHeaders, body: [UInt8]) {
-        state.withLock { $0.lastRefusal = Answer(status: status, headers: headers, body: body) }
+    func noteRefusal(_ refusal: Answer) {
+        state.withLock { $0.lastRefusal = refusal }
     }
 
     /// Notes a proxied stream of `token` opened on `connection`; false when the token is

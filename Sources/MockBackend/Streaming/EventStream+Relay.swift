@@ -30,30 +30,26 @@ extension EventStream {
     }
 
     /// Writes one block of the connection's upstream stream (`SSEBlock`), byte for byte, to
-    /// that connection only. False when no live subscriber is on it.
-    @discardableResult
-    func relay(_ block: SSEBlock, toConnection connection: UInt64) -> Bool {
+    /// that connection only; nothing when no live subscriber is on it.
+    func relay(_ block: SSEBlock, toConnection connection: UInt64) {
         state.withLock { state in
-            guard let subscriber = state.subscribers[connection], subscriber.phase == .live else { return false }
+            guard let subscriber = state.subscribers[connection], subscriber.phase == .live else { return }
             let part = PreparedBodyPart(unframed: block.bytes)
             subscriber.sink.write(StreamPayload(body: part, events: block.isEvent ? 1 : 0))
             if block.isEvent {
                 subscriber.record.noteUpstream(id: block.id)
                 state.ledger.sentAlone(id: block.id, to: connection, at: state.log.lastSequence)
             }
-            return true
         }
     }
 
     /// Writes one message of the connection's upstream WebSocket to that connection only
-    /// (an event, for the faults that count them). False when no live subscriber is on it.
-    @discardableResult
-    func relay(_ message: PreparedWebSocketMessage, toConnection connection: UInt64) -> Bool {
+    /// (an event, for the faults that count them); nothing when no live subscriber is on it.
+    func relay(_ message: PreparedWebSocketMessage, toConnection connection: UInt64) {
         state.withLock { state in
-            guard let subscriber = state.subscribers[connection], subscriber.phase == .live else { return false }
+            guard let subscriber = state.subscribers[connection], subscriber.phase == .live else { return }
             subscriber.sink.write(StreamPayload(messages: PreparedWebSocketMessages([message]), events: 1))
             state.ledger.sentAlone(id: nil, to: connection, at: state.log.lastSequence)
-            return true
         }
     }
 

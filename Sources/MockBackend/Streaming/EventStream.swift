@@ -85,6 +85,9 @@ package final class EventStream: Sendable {
     let clock: SimulationClock
     /// Everything that changes, under the stream's one lock.
     let state: LockedValue<State>
+    /// Relayed subscribers being attached now (`EventStreamRegistry.withRelayStream`):
+    /// while any is, the registry keeps the stream even without subscribers.
+    let relayReservations = LockedValue(0)
     private static let heartbeat = StreamPayload(body: PreparedBodyPart(SSEEncoder.comment("keep-alive")))
 
     init(

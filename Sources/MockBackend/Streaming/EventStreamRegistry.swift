@@ -54,25 +54,34 @@ package final class EventStreamRegistry: Sendable {
     }
 
     /// Runs `body` with the relayed stream of that name (`proxy/<path>`), created if it
-    /// does not exist, under the registry's lock: a subscriber attached in `body` cannot
-    /// be lost to a `removeIfUnused` of the same name.
+    /// does not exist. The stream is reserved while `body` runs (outside the registry's
+    /// lock: a subscriber's end may call `removeIfUnused` at once), so a subscriber attached
+    /// in `body` cannot be lost to a `removeIfUnused` of the same name meanwhile; a stream
+    /// left unused once `body` is done is forgotten then.
     func withRelayStream<Result>(named name: String, _ body: (EventStream) -> Result) -> Result {
-        streams.withLock { streams in
+        let stream = streams.withLock { streams in
             let stream =
                 streams[name]
                 ?? EventStream(
                     name: name, settings: EventStreamSettings(heartbeat: false, retention: 1), defaultRetention: 1,
                     journal: journal, clock: clock)
             streams[name] = stream
-            return body(stream)
+            stream.relayReservations.withLock { $0 += 1 }
+            return stream
         }
+        defer {
+            stream.relayReservations.withLock { $0 -= 1 }
+            removeIfUnused(named: name)
+        }
+        return body(stream)
     }
 
-    /// Forgets the stream of that name if nobody is subscribed to it (a proxied stream whose
-    /// last connection ended).
+    /// Forgets the stream of that name if nobody is subscribed to it and no subscriber is
+    /// being attached (a proxied stream whose last connection ended).
     func removeIfUnused(named name: String) {
         streams.withLock { streams in
-            guard let stream = streams[name], stream.subscriberCount == 0 else { return }
+            guard let stream = streams[name], stream.subscriberCount == 0, stream.relayReservations.current == 0
+            else { return }
             streams[name] = nil
             streams.shrinkIfSparse()
         }

@@ -46,7 +46,7 @@ package struct StubMapping: Sendable {
     }
 
     /// A fresh response for one request.
-    func makeResponse(to request: HTTPRequest, forwarder: ProxyForwarder?) -> HTTPResponse {
+    func makeResponse(to request: HTTPRequest, forwarder: ProxyForwarder) -> HTTPResponse {
         response.response(to: request, forwarder: forwarder)
     }
 

@@ -9,7 +9,7 @@ struct StubMiddleware: HTTPMiddleware {
 
     let stubs: StubStore
     /// What answers mappings with `proxyBaseUrl`.
-    let forwarder: ProxyForwarder?
+    let forwarder: ProxyForwarder
 
     func respond(to request: HTTPRequest, next: (HTTPRequest) throws -> HTTPResponse) throws -> HTTPResponse {
         if let mapping = stubs.match(request, priorityAtMost: Self.overridingPriority) {
@@ -22,7 +22,7 @@ struct StubMiddleware: HTTPMiddleware {
 extension StubStore {
     /// The answer of the best stub for a path no route knows; nil leaves it to the static
     /// files (and then 404).
-    func fallbackResponse(for request: HTTPRequest, forwarder: ProxyForwarder?) -> HTTPResponse? {
+    func fallbackResponse(for request: HTTPRequest, forwarder: ProxyForwarder) -> HTTPResponse? {
         match(request)?.makeResponse(to: request, forwarder: forwarder)
     }
 }

@@ -22,17 +22,12 @@ struct StubResponseDefinition: Sendable {
     var body: Body
     var fixedDelayMilliseconds: Int
 
-    /// The response for one request; every request gets its own shaper. A proxying mapping
-    /// needs `forwarder`; without one it answers 502 `UPSTREAM_UNAVAILABLE`.
-    func response(to request: HTTPRequest, forwarder: ProxyForwarder?) -> HTTPResponse {
+    /// The response for one request; every request gets its own shaper. A proxying mapping's
+    /// comes from `forwarder`.
+    func response(to request: HTTPRequest, forwarder: ProxyForwarder) -> HTTPResponse {
         var response: HTTPResponse
         switch body {
         case .proxy(let target):
-            guard let forwarder else {
-                return ProblemDetails(
-                    status: 502, code: "UPSTREAM_UNAVAILABLE", detail: "This server cannot proxy to \(target.origin)."
-                ).response
-            }
             response = forwarder.forward(request, to: target.origin, adjustments: target.adjustments)
             if fixedDelayMilliseconds > 0 {
                 response.shaper = StubTimingShaper(headDelayMilliseconds: fixedDelayMilliseconds)

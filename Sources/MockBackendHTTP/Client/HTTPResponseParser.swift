@@ -103,9 +103,6 @@ package struct HTTPResponseParser: Sendable {
         }
     }
 
-    /// Whether the body runs until the connection closes.
-    package var isCloseDelimited: Bool { state == .untilClose }
-
     /// Feeds the next bytes and returns every event they complete.
     package mutating func feed<C: Collection>(_ bytes: C) -> [HTTPResponseParserEvent] where C.Element == UInt8 {
         switch state {

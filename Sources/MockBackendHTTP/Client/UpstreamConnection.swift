@@ -173,9 +173,7 @@ final class UpstreamConnection: SocketChannelOwner, @unchecked Sendable {
         case .idle, .closed:
             close()
         case .awaitingHead where !parser.hasHead:
-            let detail =
-                error.map { Self.isConnectFailure($0.code) || $0.code == EPROTO ? $0.description : "\($0)" }
-                ?? "the connection failed"
+            let detail = error?.description ?? "the connection failed"
             fail(.unreachable(detail), early: !receivedAnything)
         case .awaitingHead where !receivedAnything && exchangesCarried > 0:
             // A kept connection the upstream closed meanwhile: worth another try.
@@ -183,11 +181,6 @@ final class UpstreamConnection: SocketChannelOwner, @unchecked Sendable {
         case .awaitingHead, .readingBody, .tunnel:
             fail(code == ECONNRESET ? .reset : .closed, early: false)
         }
-    }
-
-    /// Errors of a connect that never came through.
-    static func isConnectFailure(_ code: Int32) -> Bool {
-        [ECONNREFUSED, ENETUNREACH, EHOSTUNREACH, ETIMEDOUT, EADDRNOTAVAIL, ECONNRESET].contains(code)
     }
 
     // MARK: Parsing
@@ -206,7 +199,7 @@ final class UpstreamConnection: SocketChannelOwner, @unchecked Sendable {
                     }
                     // From here on, bytes pass both ways as they are.
                     phase = .tunnel
-                    timer.cancel()
+                    timer.disarm()
                     keepAlive = false
                     exchange.handler?.upstreamReceivedHead(head, of: exchange)
                     let early = parser.takeBytesAfterUpgrade()
@@ -214,8 +207,9 @@ final class UpstreamConnection: SocketChannelOwner, @unchecked Sendable {
                     if exchange.paused { channel.suspendReading() }
                     return
                 }
+                // A body has no deadline.
                 phase = .readingBody
-                timer.schedule(at: .now + .seconds(86_400 * 365))
+                timer.disarm()
                 keepAlive = head.keepsAlive && !Self.asksToClose(exchange.request)
                 exchange.handler?.upstreamReceivedHead(head, of: exchange)
                 if exchange.paused { channel.suspendReading() }

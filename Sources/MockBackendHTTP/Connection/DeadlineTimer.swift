@@ -27,6 +27,11 @@ final class DeadlineTimer: @unchecked Sendable {
         source.schedule(deadline: .now() + DispatchDuration.interval(delay))
     }
 
+    /// Fires no more until scheduled again.
+    func disarm() {
+        source.schedule(deadline: .distantFuture)
+    }
+
     /// Stops for good.
     func cancel() {
         handler = nil

@@ -51,7 +51,7 @@ extension HTTPConnection {
         let isHead = request.method == "HEAD"
         let version: HTTPVersion = request.version == .http10 ? .http10 : .http11
         var flight = ResponseInFlight(
-            request: request, status: response.status, keepAlive: keepAlive, chunked: false, lengthFramed: false,
+            request: request, status: response.status, keepAlive: keepAlive, chunked: false,
             writer: nil, producing: false, deflater: deflater, endReason: nil, startedAt: startedAt ?? .now)
         let resetContent = response.status == HTTPResponseEncoder.resetContent
         let bodyless = isHead || resetContent || HTTPResponseEncoder.statusForbidsBody(response.status)
@@ -87,7 +87,6 @@ extension HTTPConnection {
             if !chunked, length == nil { keepAlive = false }
             flight.keepAlive = keepAlive
             flight.chunked = chunked
-            flight.lengthFramed = length != nil
             let framing: BodyFraming =
                 resetContent
                 ? .length(0)
@@ -210,7 +209,6 @@ extension HTTPConnection {
             channel.enqueue(flight.chunked ? HTTPResponseEncoder.chunk(trailer) : trailer, kind: .body)
         }
         channel.enqueue(flight.chunked ? HTTPResponseEncoder.lastChunk : [], kind: .end)
-        if !flight.chunked, !flight.lengthFramed { current?.keepAlive = false }
         // The writer learns of the end once the last bytes are out (`completeCurrent`) or
         // the connection closes: its deliveries are complete by then.
         channel.flush()

@@ -35,8 +35,6 @@ final class HTTPConnection: SocketChannelOwner, @unchecked Sendable {
         var status: Int
         var keepAlive: Bool
         var chunked: Bool
-        /// A stream sent with its declared `Content-Length` (`HTTPResponse.declaredLength`).
-        var lengthFramed: Bool
         /// The stream's writer; nil for a body known in full.
         var writer: ResponseBodyWriter?
         /// Whether a stream may still write.

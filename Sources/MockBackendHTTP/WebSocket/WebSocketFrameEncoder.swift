@@ -2,27 +2,37 @@
 /// connection on a masked server frame), reserved bits clear, the length in the shortest of
 /// its three forms.
 public enum WebSocketFrameEncoder {
-    /// One frame, in one allocation.
-    public static func frame(_ opcode: WebSocketOpcode, payload: some Collection<UInt8>, fin: Bool = true) -> [UInt8] {
+    /// One frame, in one allocation. With `mask`, a client's frame instead (§5.3: the mask
+    /// bit set, the key, the payload XORed with it).
+    public static func frame(
+        _ opcode: WebSocketOpcode, payload: some Collection<UInt8>, fin: Bool = true,
+        mask: (UInt8, UInt8, UInt8, UInt8)? = nil
+    ) -> [UInt8] {
         let count = payload.count
-        let headerSize = count < 126 ? 2 : count <= 0xFFFF ? 4 : 10
+        let headerSize = (count < 126 ? 2 : count <= 0xFFFF ? 4 : 10) + (mask == nil ? 0 : 4)
+        let maskBit: UInt8 = mask == nil ? 0 : 0x80
         var bytes: [UInt8] = []
         bytes.reserveCapacity(headerSize + count)
         bytes.append((fin ? 0x80 : 0) | opcode.rawValue)
-        switch headerSize {
-        case 2:
-            bytes.append(UInt8(count))
-        case 4:
-            bytes.append(126)
+        if count < 126 {
+            bytes.append(maskBit | UInt8(count))
+        } else if count <= 0xFFFF {
+            bytes.append(maskBit | 126)
             bytes.append(UInt8(count >> 8))
             bytes.append(UInt8(count & 0xFF))
-        default:
-            bytes.append(127)
+        } else {
+            bytes.append(maskBit | 127)
             for shift in stride(from: 56, through: 0, by: -8) {
                 bytes.append(UInt8(truncatingIfNeeded: count >> shift))
             }
         }
-        bytes.append(contentsOf: payload)
+        guard let mask else {
+            bytes.append(contentsOf: payload)
+            return bytes
+        }
+        let key = [mask.0, mask.1, mask.2, mask.3]
+        bytes += key
+        for (index, byte) in payload.enumerated() { bytes.append(byte ^ key[index & 3]) }
         return bytes
     }
 
