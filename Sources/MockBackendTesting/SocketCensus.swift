@@ -1,10 +1,21 @@
 import Foundation
 
-/// Counts this process's open socket descriptors whose local port is `port`: the server
-/// side of every connection a test server accepted, and nothing another test opened.
-/// Reads /proc, so it is Linux only; elsewhere it returns nil.
+/// Counts this process's open socket descriptors of one server's connections, and nothing
+/// another test opened. Reads /proc, so it is Linux only; elsewhere it returns nil.
 package enum SocketCensus {
+    /// Connections whose local port is `port`: the server side of every connection a test
+    /// server accepted.
     package static func serverSideDescriptors(port: Int) -> Int? {
+        descriptors { local, _ in local == port }
+    }
+
+    /// Connections whose remote port is `port`: this process's own connections to that
+    /// server (a proxy's to its upstream).
+    package static func clientSideDescriptors(remotePort port: Int) -> Int? {
+        descriptors { _, remote in remote == port }
+    }
+
+    private static func descriptors(matching wanted: (_ localPort: Int?, _ remotePort: Int?) -> Bool) -> Int? {
         #if os(Linux)
         var inodes = Set<String>()
         for table in ["/proc/net/tcp", "/proc/net/tcp6"] {
@@ -15,8 +26,7 @@ package enum SocketCensus {
             let text = String(decoding: data, as: UTF8.self)
             for line in text.split(separator: "\n").dropFirst() {
                 let fields = line.split(separator: " ", omittingEmptySubsequences: true)
-                guard fields.count > 9, let colon = fields[1].lastIndex(of: ":"),
-                    Int(fields[1][fields[1].index(after: colon)...], radix: 16) == port,
+                guard fields.count > 9, wanted(port(of: fields[1]), port(of: fields[2])),
                     fields[3] != "0A"  // 0A is LISTEN: the listening socket is not a connection
                 else { continue }
                 inodes.insert(String(fields[9]))
@@ -34,5 +44,11 @@ package enum SocketCensus {
         #else
         return nil
         #endif
+    }
+
+    /// The port of an `address:port` field of /proc/net/tcp (hexadecimal).
+    private static func port(of field: Substring) -> Int? {
+        guard let colon = field.lastIndex(of: ":") else { return nil }
+        return Int(field[field.index(after: colon)...], radix: 16)
     }
 }

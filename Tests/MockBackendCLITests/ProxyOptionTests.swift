@@ -5,19 +5,25 @@ import Testing
 /// The proxy's options as the built binary reads them: each bad one stops the start with
 /// exit 64 and a message naming it; a good set starts with the proxy's lines in the startup
 /// block, and `/health` is then the upstream's.
-@Suite("Proxy options", .serialized)
+@Suite("Proxy options")
 struct ProxyOptionTests {
     @Test(
         "a bad proxy option exits 64 naming it",
         arguments: [
-            (["--proxy", "ftp://example.org"], "--proxy"),
-            (["--proxy", "http://example.org/?q=1"], "--proxy"),
-            (["--proxy", "http://127.0.0.1:9", "--proxy-token", "basic"], "--proxy-token"),
-            (["--proxy", "http://127.0.0.1:9", "--proxy-timeout", "0"], "--proxy-timeout"),
-            (["--proxy", "http://127.0.0.1:9", "--backends", "player,chat"], "--backends"),
-            (["--proxy-insecure"], "--proxy-insecure"),
-            (["--proxy", "https://127.0.0.1:9", "--proxy-ca", "/nonexistent.pem"], "--proxy-ca"),
-            (["--cors", "localhost:3000"], "--cors"),
+            (["--proxy", "ftp://example.org"], "--proxy must be an http:// or https:// URL"),
+            (["--proxy", "http://example.org/?q=1"], "--proxy must be an http:// or https:// URL"),
+            (["--proxy", "http://127.0.0.1:9", "--proxy-token", "basic"], "--proxy-token must be bearer"),
+            (["--proxy", "http://127.0.0.1:9", "--proxy-timeout", "0"], "--proxy-timeout must be from 0.1"),
+            (["--proxy", "http://127.0.0.1:9", "--proxy-timeout", "3601"], "--proxy-timeout must be from 0.1"),
+            (["--proxy", "http://127.0.0.1:9", "--backends", "player,chat"], "--backends takes player"),
+            (["--proxy-insecure"], "--proxy-insecure needs --proxy"),
+            (["--proxy-preserve-host"], "--proxy-preserve-host needs --proxy"),
+            (
+                ["--proxy", "https://127.0.0.1:9", "--proxy-ca", "/tmp/ca.pem", "--proxy-insecure"],
+                "Give either --proxy-ca or --proxy-insecure"
+            ),
+            (["--proxy", "https://127.0.0.1:9", "--proxy-ca", "/nonexistent.pem"], "--proxy-ca /nonexistent.pem"),
+            (["--cors", "localhost:3000"], "--cors must be any, off, or origins"),
         ])
     func aBadProxyOptionExits64(_ arguments: [String], _ named: String) async throws {
         let server = try ServerProcess(["--port", "0"] + arguments)

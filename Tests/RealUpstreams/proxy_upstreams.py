@@ -380,7 +380,9 @@ def aiohttp_sse(binary, upstream):
             ended.set()
 
         threading.Thread(target=listen, daemon=True).start()
-        wait_until(lambda: any(s["name"] == "proxy/events" and s["subscribers"] for s in get_json(base, "/__admin/streams")))
+        check("aiohttp: the token's stream is open before the expiry",
+              wait_until(lambda: any(s["name"] == "proxy/events" and s["subscribers"]
+                                     for s in get_json(base, "/__admin/streams"))))
         asked = len(upstream.tokens)
         expired = post(base, f"/__admin/proxy/sessions/{TOKEN}/expire",
                        {"event": {"event": "SESSION_EXPIRATION", "data": {"token": "{{token}}"}}})

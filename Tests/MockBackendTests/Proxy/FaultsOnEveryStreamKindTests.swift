@@ -77,12 +77,22 @@ struct FaultsOnEveryStreamKindTests {
 
     // MARK: The three kinds
 
+    /// How long to wait for the subscriber: long for a fault that lets events through (it
+    /// must come), short for one that may answer in the stream's place.
+    static func subscriptionWait(_ expected: Outcome?) -> Duration {
+        expected?.events.isEmpty == false ? .seconds(5) : .milliseconds(500)
+    }
+
     static func builtIn(_ fault: Fault, expected: Outcome?) async throws -> Outcome {
         try await withRunningServer { server in
             try await server.admin.faults.add(fault, match: .init(path: "/sse/channels/f"))
             return try await observe(server, target: "/sse/channels/f", expected: expected) {
-                guard await eventually(timeout: .milliseconds(500), { server.subscribers(of: "channels/f") == 1 })
-                else { return }
+                let subscribed = await eventually(timeout: Self.subscriptionWait(expected)) {
+                    server.subscribers(of: "channels/f") == 1
+                }
+                // A fault that lets events through lets the subscription through too.
+                if expected?.events.isEmpty == false { #expect(subscribed, "no subscriber for \(fault)") }
+                guard subscribed else { return }
                 for event in events { server.publish("channels/f", event) }
             }
         }
@@ -104,8 +114,12 @@ struct FaultsOnEveryStreamKindTests {
         try await withProxiedUpstream { upstream, proxy in
             try await proxy.admin.faults.add(fault, match: .init(path: "/sse/channels/f"))
             return try await observe(proxy, target: "/sse/channels/f", expected: expected) {
-                guard await eventually(timeout: .milliseconds(500), { upstream.subscribers(of: "channels/f") == 1 })
-                else { return }
+                let subscribed = await eventually(timeout: Self.subscriptionWait(expected)) {
+                    upstream.subscribers(of: "channels/f") == 1
+                }
+                // A fault that lets events through lets the subscription through too.
+                if expected?.events.isEmpty == false { #expect(subscribed, "no subscriber for \(fault)") }
+                guard subscribed else { return }
                 for event in events { upstream.publish("channels/f", event) }
             }
         }

@@ -8,21 +8,36 @@ import Testing
 /// its documented error, nothing hangs, and no descriptor is left open on either side.
 @Suite("Proxy: bad upstreams and bad input")
 struct ProxyBadUpstreamTests {
-    /// Sends `GET /x` through a proxy in front of `steps` and returns the answer, after
-    /// checking the proxy holds no upstream socket and only the kept client connection.
-    private func answer(
-        to steps: [ScriptedUpstream.Step], timeout: Duration = .seconds(5)
-    ) async throws -> (RawResponse, [String]) {
+    /// Sends `GET /x` through a proxy in front of `steps` and returns the answer and how
+    /// long it took, after checking that no socket is left open on either side of the proxy
+    /// (the process's real descriptors, counted in /proc).
+    private func answer(to steps: [ScriptedUpstream.Step]) async throws -> (RawResponse, [String], Duration) {
         let upstream = try ScriptedUpstream(steps)
         defer { upstream.stop() }
-        return try await withProxy(
-            to: upstream.port, proxySettings(timeout: .milliseconds(400))
-        ) { proxy in
+        return try await withProxy(to: upstream.port, proxySettings(timeout: .milliseconds(400))) { proxy in
+            let start = ContinuousClock.now
             let response = try await proxy.request("GET", "/x")
-            #expect(await eventually { proxy.app.upstreamStatistics.openDescriptors == 0 })
-            #expect(await eventually { proxy.app.statistics.openDescriptors == 0 })
-            return (response, upstream.receivedHeads)
+            let took = ContinuousClock.now - start
+            try await Self.expectNoSocketsLeft(proxy: proxy, upstreamPort: upstream.port)
+            return (response, upstream.receivedHeads, took)
         }
+    }
+
+    /// No connection of the proxy's is left open: to its upstream, or from its clients.
+    /// Polled slowly: each look scans /proc.
+    static func expectNoSocketsLeft(
+        proxy: RunningServer, upstreamPort: Int, sourceLocation: SourceLocation = #_sourceLocation
+    ) async throws {
+        #expect(
+            await eventually(interval: .milliseconds(100)) {
+                SocketCensus.clientSideDescriptors(remotePort: upstreamPort) == 0
+            },
+            "sockets to the upstream left open", sourceLocation: sourceLocation)
+        #expect(
+            await eventually(interval: .milliseconds(100)) {
+                SocketCensus.serverSideDescriptors(port: proxy.port) == 0
+            },
+            "client sockets left open", sourceLocation: sourceLocation)
     }
 
     @Test func anUpstreamThatRefusesIs502Unavailable() async throws {
@@ -40,24 +55,37 @@ struct ProxyBadUpstreamTests {
     }
 
     @Test func anUpstreamThatNeverAnswersIs504AfterTheTimeout() async throws {
-        let (response, heads) = try await answer(to: [.hold])
+        let (response, heads, took) = try await answer(to: [.hold])
         #expect(response.status == 504)
         #expect(response.text.contains("UPSTREAM_TIMEOUT"))
+        // The configured 400 ms, not the default 30 s (the bound allows for a loaded machine).
+        #expect(took < .seconds(15), "\(took)")
         #expect(heads.first?.hasPrefix("GET /x HTTP/1.1\r\n") == true)
     }
 
     @Test(arguments: [
-        ("a malformed status line", [ScriptedUpstream.Step.write("HTTQ/1.1 200 OK\r\n\r\n"), .close]),
-        ("a field without a colon", [.write("HTTP/1.1 200 OK\r\nNoColon\r\n\r\n"), .close]),
-        ("a head of 1 MB", [.write("HTTP/1.1 200 OK\r\nX-Big: "), .flood(count: 1024 * 1024), .close]),
-        ("an endless header", [.write("HTTP/1.1 200 OK\r\nX-Endless: "), .flood(count: 4 * 1024 * 1024), .hold]),
-        ("a close before any byte", [.close]),
-        ("a reset before any byte", [.reset]),
+        (
+            "a malformed status line", [ScriptedUpstream.Step.write("HTTQ/1.1 200 OK\r\n\r\n"), .close],
+            "UPSTREAM_BAD_RESPONSE"
+        ),
+        ("a field without a colon", [.write("HTTP/1.1 200 OK\r\nNoColon\r\n\r\n"), .close], "UPSTREAM_BAD_RESPONSE"),
+        // A whole head, ended, but of 1 MB: refused at the head limit, not for its end.
+        (
+            "a head of 1 MB",
+            [.write("HTTP/1.1 200 OK\r\nX-Big: "), .flood(count: 1024 * 1024), .write("\r\n\r\n"), .hold],
+            "larger than"
+        ),
+        (
+            "an endless header", [.write("HTTP/1.1 200 OK\r\nX-Endless: "), .flood(count: 4 * 1024 * 1024), .hold],
+            "larger than"
+        ),
+        ("a close before any byte", [.close], "UPSTREAM_BAD_RESPONSE"),
+        ("a reset before any byte", [.reset], "UPSTREAM_UNAVAILABLE"),
     ])
-    func anUnreadableAnswerIs502(name: String, steps: [ScriptedUpstream.Step]) async throws {
-        let (response, _) = try await answer(to: steps)
+    func anUnreadableAnswerIs502(name: String, steps: [ScriptedUpstream.Step], says: String) async throws {
+        let (response, _, _) = try await answer(to: steps)
         #expect(response.status == 502, "\(name): \(response.status) \(response.text)")
-        #expect(response.text.contains("UPSTREAM_"), "\(name): \(response.text)")
+        #expect(response.text.contains(says), "\(name): \(response.text)")
     }
 
     @Test func aBadChunkAfterTheHeadBreaksTheClientsBodyOff() async throws {
@@ -72,7 +100,7 @@ struct ProxyBadUpstreamTests {
             let text = String(decoding: client.buffer, as: UTF8.self)
             #expect(text.hasPrefix("HTTP/1.1 200 OK"))
             #expect(!text.hasSuffix("\r\n0\r\n\r\n"))
-            #expect(await eventually { proxy.app.upstreamStatistics.openDescriptors == 0 })
+            try await Self.expectNoSocketsLeft(proxy: proxy, upstreamPort: upstream.port)
         }
     }
 
@@ -93,7 +121,7 @@ struct ProxyBadUpstreamTests {
             #expect(text.hasPrefix("HTTP/1.1 200 OK"))
             #expect(text.contains("hello"))
             #expect(!text.hasSuffix("\r\n0\r\n\r\n"))
-            #expect(await eventually { proxy.app.upstreamStatistics.openDescriptors == 0 })
+            try await Self.expectNoSocketsLeft(proxy: proxy, upstreamPort: upstream.port)
         }
     }
 
@@ -112,16 +140,28 @@ struct ProxyBadUpstreamTests {
         }
     }
 
-    @Test func aClientBodyOverTheLimitIsRefusedBeforeAnythingGoesUpstream() async throws {
+    @Test(arguments: [false, true])
+    func aClientBodyOverTheLimitIsRefusedBeforeAnythingGoesUpstream(chunked: Bool) async throws {
         let upstream = try ScriptedUpstream([.write("HTTP/1.1 200 OK\r\nContent-Length: 0\r\n\r\n")])
         defer { upstream.stop() }
-        try await withProxy(to: upstream.port) { proxy in
-            let limit = proxy.app.configuration.http.limits.maxBodyBytes
+        var configuration = MockBackendConfiguration.forTesting()
+        configuration.http.limits.maxBodyBytes = 1024
+        configuration.proxy.upstream = UpstreamOrigin(scheme: "http", host: "127.0.0.1", port: upstream.port)
+        try await withRunningServer(configuration) { proxy in
             let client = try proxy.connect()
-            try client.send("POST /upload HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Length: \(limit + 1)\r\n\r\n")
+            let body = String(repeating: "x", count: 2048)
+            let framing =
+                chunked
+                ? "Transfer-Encoding: chunked\r\n\r\n800\r\n\(body)\r\n0\r\n\r\n"
+                : "Content-Length: \(body.count)\r\n\r\n\(body)"
+            try client.send("POST /upload HTTP/1.1\r\nHost: 127.0.0.1\r\n\(framing)")
             let response = try await client.readResponse()
             #expect(response.status == 413)
-            #expect(upstream.receivedHeads.isEmpty)
+            #expect(response.text.contains("PAYLOAD_TOO_LARGE"))
+            #expect(await client.waitForClose() != .stillOpen)
+            // Answered and closed here: the upstream never saw a connection.
+            #expect(upstream.acceptedConnections == 0)
+            #expect(proxy.app.requests.entries().allSatisfy { $0.proxied != true })
         }
     }
 

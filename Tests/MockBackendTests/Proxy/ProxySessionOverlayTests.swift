@@ -116,6 +116,7 @@ struct ProxySessionOverlayTests {
             for body in [#"{"status":99}"#, #"{"status":"x"}"#, #"{"event":{"event":"a\nb","data":"x"}}"#, "[1"] {
                 let bad = try await proxy.request("POST", "/__admin/proxy/sessions/t1/expire", body: body)
                 #expect(bad.status == 400, "\(body): \(bad.text)")
+                #expect(bad.text.contains(#""code":"INVALID_BODY""#), "\(body): \(bad.text)")
             }
             #expect(try await proxy.request("DELETE", "/__admin/proxy/sessions/t9").status == 404)
         }

@@ -31,6 +31,7 @@ final class ScriptedUpstream: @unchecked Sendable {
     private let lock = NSLock()
     private var connections: [Int32] = []
     private var heads: [String] = []
+    private var accepted = 0
     private var stopped = false
 
     init(_ steps: [Step]) throws {
@@ -60,6 +61,9 @@ final class ScriptedUpstream: @unchecked Sendable {
         Thread.detachNewThread { [self] in acceptLoop() }
     }
 
+    /// Connections accepted so far.
+    var acceptedConnections: Int { lock.withLock { accepted } }
+
     /// The request heads read so far.
     var receivedHeads: [String] { lock.withLock { heads } }
 
@@ -85,6 +89,7 @@ final class ScriptedUpstream: @unchecked Sendable {
             let keep = lock.withLock { () -> Bool in
                 guard !stopped else { return false }
                 connections.append(fd)
+                accepted += 1
                 return true
             }
             guard keep else {
