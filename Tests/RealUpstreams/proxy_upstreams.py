@@ -34,6 +34,7 @@ import urllib.error
 import urllib.request
 from datetime import timedelta
 
+import requests
 import websockets
 from aiohttp import web
 from requests_sse import EventSource
@@ -123,6 +124,8 @@ class SSEUpstream:
         self.port = free_port()
         self.last_event_ids = []
         self.tokens = []
+        # What /upload read: each piece's length, as it came.
+        self.upload_pieces = []
         self.ready = threading.Event()
         self.loop = None
         threading.Thread(target=self._serve, daemon=True).start()
@@ -135,6 +138,7 @@ class SSEUpstream:
         app.router.add_get("/events", self.events)
         app.router.add_get("/longpoll", self.longpoll)
         app.router.add_get("/me", self.me)
+        app.router.add_post("/upload", self.upload)
         runner = web.AppRunner(app)
         self.loop.run_until_complete(runner.setup())
         self.loop.run_until_complete(web.TCPSite(runner, "127.0.0.1", self.port).start())
@@ -168,6 +172,13 @@ class SSEUpstream:
         except ConnectionError:
             pass  # The client (the proxy) went: as it should when its own client leaves.
         return response
+
+    async def upload(self, request):
+        total = hashlib.sha256()
+        async for piece in request.content.iter_any():
+            self.upload_pieces.append(len(piece))
+            total.update(piece)
+        return web.json_response({"sha256": total.hexdigest(), "chunked": request.headers.get("Transfer-Encoding")})
 
     async def longpoll(self, request):
         response = web.StreamResponse(headers={"Content-Type": "text/plain"})
@@ -408,6 +419,22 @@ def aiohttp_sse(binary, upstream):
         check("aiohttp: a chunked body is relayed as read, not at its end",
               first.startswith(b"one") and first_at < 0.5 and (first + rest) == b"one two three",
               f"{first!r} after {first_at:.2f}s, then {rest!r}")
+        # An upload goes up as it is sent: its first piece is upstream before the rest leaves.
+        rest = os.urandom(1 << 20)
+        seen_first = []
+
+        def pieces():
+            yield b"first piece"
+            seen_first.append(wait_until(lambda: sum(upstream.upload_pieces) >= len(b"first piece"), timeout=5))
+            yield rest
+
+        answer = requests.post(base + "/upload", data=pieces(), timeout=20)
+        expected = hashlib.sha256(b"first piece" + rest).hexdigest()
+        check("aiohttp: a chunked upload's first piece is upstream before the client sends the rest",
+              seen_first == [True], upstream.upload_pieces[:3])
+        check("aiohttp: the upload arrives whole and chunked",
+              answer.status_code == 200 and answer.json() == {"sha256": expected, "chunked": "chunked"},
+              f"{answer.status_code} {answer.text[:200]}")
     finally:
         server.terminate()
         server.wait(timeout=5)

@@ -104,8 +104,19 @@ public final class MockBackendApp: Sendable {
         let crossOrigin = CrossOriginMiddleware(
             cors: configuration.cors,
             hosts: HostPolicy(listeningHost: configuration.http.host, allowedHosts: configuration.allowedHosts))
+        // What goes upstream takes its body along as it arrives (an upload is not held whole).
+        let bodyStreaming: @Sendable (HTTPRequest, Bool) -> Bool = { head, reachesFallback in
+            guard !AdminAPI.contains(path: head.path) else { return false }
+            if let stub = stubs.match(head, priorityAtMost: StubMiddleware.overridingPriority) {
+                return stub.proxyHost != nil
+            }
+            guard reachesFallback else { return false }
+            if let stub = stubs.match(head) { return stub.proxyHost != nil }
+            return upstream != nil
+        }
         let responder = RoutingResponder(
-            router: router, middleware: [crossOrigin], fallback: fallback, logger: logger)
+            router: router, middleware: [crossOrigin], fallback: fallback, bodyStreaming: bodyStreaming,
+            logger: logger)
         self.responder = responder
         // Log lines never show a session token whole.
         var http = configuration.http

@@ -52,7 +52,7 @@ package final class RequestJournal: Sendable {
                     record.write(field.value)
                 }
                 record.write(request.body.prefix(Self.excerptLength))
-                record.write(request.body.count)
+                record.write(request.bodyStream?.declaredLength ?? request.body.count)
                 record.write(status)
                 record.write(milliseconds)
                 record.write(request.connectionID)

@@ -73,6 +73,7 @@ struct ProxyForwarder: Sendable {
             request, to: upstream, preserveHost: preserveHost, extraRemovals: adjustments.removedHeaders,
             additions: adjustments.addedHeaders)
         return UpstreamRequest(
-            method: request.method, target: upstream.basePath + target, headers: headers, body: request.body)
+            method: request.method, target: upstream.basePath + target, headers: headers, body: request.body,
+            bodyStream: request.bodyStream)
     }
 }

@@ -42,6 +42,11 @@ final class UpstreamConnection: SocketChannelOwner, @unchecked Sendable {
     /// byte of its answer may have been closed by the upstream meanwhile, and the request
     /// may be sent again on a new one.
     private(set) var exchangesCarried = 0
+    /// The current exchange's streamed body while parts of it are still to send.
+    private var sendingBody: RequestBodyStream?
+    /// Whether a taken part of `sendingBody` waits in the channel: the next is taken once
+    /// it has gone (the upstream's pace).
+    private var bodyPartInFlight = false
     /// Hears when the connection is idle again or closed (the pool).
     var onIdle: ((UpstreamConnection) -> Void)?
     var onClosed: ((UpstreamConnection) -> Void)?
@@ -91,7 +96,37 @@ final class UpstreamConnection: SocketChannelOwner, @unchecked Sendable {
         parser = HTTPResponseParser(requestWasHead: exchange.request.method == "HEAD")
         timer.schedule(at: .now + settings.headTimeout)
         channel.resumeReading()
+        sendingBody = exchange.request.bodyStream
+        // A streamed body's first part is taken once the head has gone (`channelDrained`):
+        // until the connection is up, a failed connect may still try another address.
+        bodyPartInFlight = sendingBody != nil
         channel.enqueue(exchange.request.encoded, kind: .head)
+        channel.flush()
+    }
+
+    /// Sends the streamed body's next parts, or waits for them.
+    private func sendBody() {
+        guard let body = sendingBody, !bodyPartInFlight, phase == .awaitingHead || phase == .readingBody else {
+            return
+        }
+        let chunked = body.declaredLength == nil
+        guard let part = body.next() else {
+            body.whenReadable { [weak self, queue] in queue.async { [weak self] in self?.sendBody() } }
+            return
+        }
+        switch part {
+        case .bytes(let bytes):
+            bodyPartInFlight = true
+            channel.enqueue(chunked ? HTTPResponseEncoder.chunk(bytes) : bytes, kind: .body)
+        case .end:
+            sendingBody = nil
+            if chunked { channel.enqueue(HTTPResponseEncoder.lastChunk, kind: .body) }
+        case .aborted:
+            // The client left mid-body: the upstream must not take what came for all of it.
+            sendingBody = nil
+            fail(.reset, early: false)
+            return
+        }
         channel.flush()
     }
 
@@ -161,7 +196,11 @@ final class UpstreamConnection: SocketChannelOwner, @unchecked Sendable {
         }
     }
 
-    func channelDrained() {}
+    func channelDrained() {
+        guard sendingBody != nil else { return }
+        bodyPartInFlight = false
+        sendBody()
+    }
 
     func channelFailed(_ reason: StreamEndReason, reset: Bool) {
         channelBroke(nil)
@@ -218,6 +257,13 @@ final class UpstreamConnection: SocketChannelOwner, @unchecked Sendable {
             case .end:
                 self.exchange = nil
                 exchangesCarried += 1
+                if let body = sendingBody {
+                    // Answered before the whole body was sent: the rest is not wanted, and
+                    // the upstream still expects it, so the connection is not reused.
+                    sendingBody = nil
+                    body.cancel()
+                    keepAlive = false
+                }
                 exchange.end(.complete)
                 if keepAlive, !exchange.cancelled {
                     phase = .idle
@@ -256,7 +302,8 @@ final class UpstreamConnection: SocketChannelOwner, @unchecked Sendable {
         exchange = nil
         close(reset: failure == .reset)
         guard let failed else { return }
-        if early, let onEarlyFailure {
+        // A body begun upstream cannot be sent again.
+        if early, let onEarlyFailure, failed.request.bodyStream?.isStarted != true {
             onEarlyFailure(self, failed, failure)
         } else {
             failed.end(.failed(failure))
@@ -269,6 +316,9 @@ final class UpstreamConnection: SocketChannelOwner, @unchecked Sendable {
         phase = .closed
         channel.close(reset: reset)
         timer.cancel()
+        // The body's client side lets go of it when its response ends; a request that
+        // fails before its body began may still go out on another connection.
+        sendingBody = nil
         statistics.withLock { $0.openConnections -= 1 }
         if let exchange {
             self.exchange = nil

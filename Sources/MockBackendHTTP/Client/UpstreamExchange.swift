@@ -2,18 +2,25 @@ import Dispatch
 import MockBackendSupport
 
 /// A request for an upstream server, ready to send: origin-form target (the base path
-/// already applied), the fields to send as they are (`Host` included), the body in full.
+/// already applied), the fields to send as they are (`Host` included), the body in full or
+/// as it arrives from the client (`bodyStream`).
 package struct UpstreamRequest: Sendable {
     package var method: String
     package var target: String
     package var headers: HTTPHeaders
     package var body: [UInt8]
+    /// A body sent on as the client sends it, after the head: with the client's
+    /// `Content-Length`, or chunked when it had none.
+    package var bodyStream: RequestBodyStream?
 
-    package init(method: String, target: String, headers: HTTPHeaders, body: [UInt8] = []) {
+    package init(
+        method: String, target: String, headers: HTTPHeaders, body: [UInt8] = [], bodyStream: RequestBodyStream? = nil
+    ) {
         self.method = method
         self.target = target
         self.headers = headers
         self.body = body
+        self.bodyStream = bodyStream
     }
 
     /// Whether it asks to switch protocols (`Upgrade`): a 101 answer then turns its
@@ -21,7 +28,8 @@ package struct UpstreamRequest: Sendable {
     var asksToSwitchProtocols: Bool { headers["Upgrade"] != nil }
 
     /// The bytes on the wire: the request line, the fields, `Content-Length` when there is
-    /// a body (or the method usually carries one), the body.
+    /// a body (or the method usually carries one), the body; for a streamed body only its
+    /// framing, the body following as it comes.
     var encoded: [UInt8] {
         var text = "\(method) \(target) HTTP/1.1\r\n"
         for field in headers
@@ -30,7 +38,9 @@ package struct UpstreamRequest: Sendable {
         {
             text += "\(field.name): \(field.value)\r\n"
         }
-        if !body.isEmpty || ["POST", "PUT", "PATCH"].contains(method) {
+        if let bodyStream {
+            text += bodyStream.declaredLength.map { "Content-Length: \($0)\r\n" } ?? "Transfer-Encoding: chunked\r\n"
+        } else if !body.isEmpty || ["POST", "PUT", "PATCH"].contains(method) {
             text += "Content-Length: \(body.count)\r\n"
         }
         text += "\r\n"

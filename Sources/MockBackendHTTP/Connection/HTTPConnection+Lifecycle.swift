@@ -77,6 +77,8 @@ extension HTTPConnection {
         timer.cancel()
         awaiting?.cancel()
         awaiting = nil
+        requestBody?.abort()
+        requestBody = nil
         pending.removeAll()
         plainStream = nil
         if let flight = current {
@@ -147,6 +149,9 @@ extension HTTPConnection {
     /// The client sent FIN. A stream ends at once (EventSource never half-closes); queued
     /// requests are still answered, then the connection closes.
     func channelPeerClosed() {
+        // A streamed body cut short: its reader must not take it for a whole one.
+        requestBody?.abort()
+        requestBody = nil
         apply(machine.peerDidClose(streaming: current?.writer != nil))
     }
 

@@ -19,7 +19,7 @@ extension HTTPConnection {
             machine.pendingProcessed(
                 idle: idle, writesPending: !channel.outbound.isEmpty || channel.isPausing,
                 canReadMore: pending.count < context.configuration.maxPipelinedRequests
-                    && channel.outbound.unsentBytes < 1 << 20 && !parser.isAwaitingUpgrade,
+                    && channel.outbound.unsentBytes < 1 << 20 && !parser.isAwaitingUpgrade && !requestBodyIsFull,
                 activity: activity, at: .now))
     }
 
@@ -48,6 +48,9 @@ extension HTTPConnection {
         apply(machine.update(.responding, at: .now))
         let (response, deflater) = applyingCompression(to: original, for: request)
         var keepAlive = requestedKeepAlive
+        // A response that starts before its request's streamed body has arrived whole is
+        // the connection's last: the rest of the body is read and dropped.
+        if !response.isDeferred, request.bodyStream?.hasEnded == false { keepAlive = false }
         let isHead = request.method == "HEAD"
         let version: HTTPVersion = request.version == .http10 ? .http10 : .http11
         var flight = ResponseInFlight(
@@ -223,6 +226,8 @@ extension HTTPConnection {
         context.statistics.withLock { $0.requestsServed += 1 }
         flight.writer?.markEnded(flight.endReason ?? .finished)
         logEnd(of: flight, reason: flight.endReason ?? .finished)
+        // Answered before its streamed body's end: nobody wants the rest.
+        if let body = flight.request.bodyStream, !body.hasEnded { body.cancel() }
         if !flight.keepAlive || machine.shuttingDown { pending.removeAll() }
         apply(
             machine.responseCompleted(

@@ -89,6 +89,8 @@ final class HTTPConnection: SocketChannelOwner, @unchecked Sendable {
     var awaiting: DeferredResponse?
     /// After the switch to WebSocket: the connection that took the socket over.
     var upgraded: WebSocketConnection?
+    /// The streamed body being read (`HTTPParserEvent.streamingRequest`), until its end.
+    var requestBody: RequestBodyStream?
 
     /// - Parameter eventLoop: the loop this connection runs on; many connections share one,
     ///   so a thread drains the events of several connections in turn instead of waking
@@ -103,6 +105,7 @@ final class HTTPConnection: SocketChannelOwner, @unchecked Sendable {
             maxUnsentBytes: configuration.maxUnsentStreamBytes)
         timer = DeadlineTimer(queue: queue, statistics: context.statistics)
         parser = HTTPRequestParser(limits: configuration.limits)
+        parser.streamsBody = { [responder = context.responder] in responder.streamsBody(of: $0) }
         machine = Machine(
             timeouts: .init(
                 header: configuration.headerTimeout, body: configuration.bodyTimeout,

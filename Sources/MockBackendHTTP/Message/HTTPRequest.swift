@@ -1,4 +1,5 @@
-/// One complete request as parsed from the wire, body included.
+/// One request as parsed from the wire: body included, unless the body streams
+/// (`bodyStream`).
 public struct HTTPRequest: Sendable, Equatable {
     /// The method token exactly as sent (methods are case-sensitive, RFC 9110 §9.1).
     public var method: String
@@ -11,6 +12,9 @@ public struct HTTPRequest: Sendable, Equatable {
     public var version: HTTPVersion
     public var headers: HTTPHeaders
     public var body: [UInt8]
+    /// Where the body arrives when it is not read whole before the request is answered
+    /// (`HTTPResponder.streamsBody(of:)`); `body` is empty then.
+    package var bodyStream: RequestBodyStream?
     /// Values of the `{name}` segments of the route that matched, percent-decoded.
     public var pathParameters: [String: String] = [:]
     /// Identifies the connection the request arrived on, unique within one server.

@@ -9,6 +9,8 @@ extension HTTPRequestParser {
         case failure(HTTPParseError)
         case complete(HTTPRequest)
         case needsBody(expectsContinue: Bool)
+        /// The body will come as parts (`HTTPRequestParser.streamsBody`).
+        case streamsBody(HTTPRequest, expectsContinue: Bool)
     }
 
     /// The longest request line accepted: the target limit plus room for a method and version.
@@ -130,10 +132,30 @@ extension HTTPRequestParser {
         }
         let expectsContinue =
             headers["Expect"].map { HTTPHeaders.equalIgnoringCase($0.trimmingSpaces(), "100-continue") } ?? false
+        if case .none = framing { return .complete(request) }
+        if case .length(0) = framing { return .complete(request) }
+        // A body already here whole is read whole, unless it is over the limit: whether a
+        // body streams must not depend on how its bytes happened to arrive.
+        let arrived = buffer.count - head.endIndex
+        var wholeBodyHere = false
+        if case .length(let length) = framing { wholeBodyHere = arrived >= length && length <= limits.maxBodyBytes }
+        if !wholeBodyHere, let streamsBody, streamsBody(request) {
+            switch framing {
+            case .length(let length):
+                request.bodyStream = RequestBodyStream(declaredLength: length)
+                state = .fixedBody(remaining: length)
+            default:
+                request.bodyStream = RequestBodyStream(declaredLength: nil)
+                state = .chunkSize
+            }
+            streaming = true
+            return .streamsBody(request, expectsContinue: expectsContinue)
+        }
         switch framing {
-        case .none, .length(0):
+        case .none:
             return .complete(request)
         case .length(let length):
+            if length > limits.maxBodyBytes { return .failure(.payloadTooLarge(limits.maxBodyBytes)) }
             request.body.reserveCapacity(length)
             pending = request
             state = .fixedBody(remaining: length)
@@ -185,7 +207,6 @@ extension HTTPRequestParser {
             }
         }
         guard let length else { return .success(.none) }
-        if length > limits.maxBodyBytes { return .failure(.payloadTooLarge(limits.maxBodyBytes)) }
         return .success(.length(length))
     }
 

@@ -4,6 +4,14 @@ package enum HTTPParserEvent: Sendable, Equatable {
     case continueExpected
     /// A whole request, body included.
     case request(HTTPRequest)
+    /// A request whose body follows as `bodyPart`s and a `bodyEnd` (`streamsBody`); its
+    /// `bodyStream` is where the connection puts them. `expectsContinue`: it asked for
+    /// `100 Continue` before sending the body.
+    case streamingRequest(HTTPRequest, expectsContinue: Bool)
+    /// The next bytes of the streaming request's body.
+    case bodyPart([UInt8])
+    /// The streaming request's body is complete.
+    case bodyEnd
     /// The bytes are not a valid request; the parser stops here for good.
     case failure(HTTPParseError)
 }
@@ -24,6 +32,8 @@ package struct HTTPRequestParser: Sendable {
         case chunkData(remaining: Int)
         case chunkDataEnd
         case trailers(bytes: Int)
+        /// A streamed fixed-length body has had its last part; its end comes next.
+        case streamedBodyEnd
         case failed
         /// A request asked to switch protocols; the bytes after it wait in `buffer`.
         case awaitingUpgrade
@@ -40,6 +50,12 @@ package struct HTTPRequestParser: Sendable {
     var scanOffset = 0
     /// The request whose body is being read.
     var pending: HTTPRequest?
+    /// Whether the body being read goes out in parts (`streamingRequest`) instead of into
+    /// `pending`.
+    var streaming = false
+    /// Decides, from a head whose body has not arrived whole, whether the body streams.
+    /// A streamed body has no size limit: it is never held whole. Nil: none does.
+    package var streamsBody: (@Sendable (HTTPRequest) -> Bool)?
 
     package init(limits: HTTPParserLimits = HTTPParserLimits()) {
         self.limits = limits
@@ -127,8 +143,15 @@ package struct HTTPRequestParser: Sendable {
                     return complete(request)
                 case .needsBody(let expectsContinue):
                     if expectsContinue { return .continueExpected }
+                case .streamsBody(let request, let expectsContinue):
+                    return .streamingRequest(request, expectsContinue: expectsContinue)
                 }
             case .fixedBody(let remaining):
+                if streaming {
+                    guard let part = takePart(remaining, consumed: &consumed) else { return nil }
+                    state = part.left > 0 ? .fixedBody(remaining: part.left) : .streamedBodyEnd
+                    return .bodyPart(part.bytes)
+                }
                 let left = takeBody(remaining, consumed: &consumed)
                 if left > 0 {
                     state = .fixedBody(remaining: left)
@@ -147,13 +170,18 @@ package struct HTTPRequestParser: Sendable {
                     guard let size = Self.chunkSize(line) else { return .failure(notHex) }
                     if size == 0 {
                         state = .trailers(bytes: 0)
-                    } else if (pending?.body.count ?? 0) + size > limits.maxBodyBytes {
+                    } else if !streaming, (pending?.body.count ?? 0) + size > limits.maxBodyBytes {
                         return .failure(.payloadTooLarge(limits.maxBodyBytes))
                     } else {
                         state = .chunkData(remaining: size)
                     }
                 }
             case .chunkData(let remaining):
+                if streaming {
+                    guard let part = takePart(remaining, consumed: &consumed) else { return nil }
+                    state = part.left > 0 ? .chunkData(remaining: part.left) : .chunkDataEnd
+                    return .bodyPart(part.bytes)
+                }
                 let left = takeBody(remaining, consumed: &consumed)
                 if left > 0 {
                     state = .chunkData(remaining: left)
@@ -166,6 +194,8 @@ package struct HTTPRequestParser: Sendable {
                 case .line: state = .chunkSize
                 case .tooLong, .bareCR: return .failure(.invalidChunk("Chunk data is not followed by CRLF."))
                 }
+            case .streamedBodyEnd:
+                return finishStreamedBody()
             case .trailers(let bytes):
                 // Trailer fields are read and dropped (RFC 9112 §7.1.2); the whole trailer
                 // section counts against the header limit.
@@ -175,7 +205,7 @@ package struct HTTPRequestParser: Sendable {
                 case .tooLong: return .failure(.headersTooLarge("The chunked trailer section is too large."))
                 case .bareCR: return .failure(.invalidChunk("A trailer line contains a bare CR."))
                 case .line(let line):
-                    if line.isEmpty { return finishRequest() }
+                    if line.isEmpty { return streaming ? finishStreamedBody() : finishRequest() }
                     state = .trailers(bytes: bytes + consumed - start)
                 }
             }
@@ -189,6 +219,21 @@ package struct HTTPRequestParser: Sendable {
         pending?.body.append(contentsOf: buffer[consumed..<(consumed + take)])
         consumed += take
         return remaining - take
+    }
+
+    /// Up to `remaining` buffered bytes of a streamed body, and how many are still to come;
+    /// nil when none is buffered.
+    private func takePart(_ remaining: Int, consumed: inout Int) -> (bytes: [UInt8], left: Int)? {
+        let take = min(remaining, buffer.count - consumed)
+        guard take > 0 else { return nil }
+        defer { consumed += take }
+        return (Array(buffer[consumed..<(consumed + take)]), remaining - take)
+    }
+
+    private mutating func finishStreamedBody() -> HTTPParserEvent {
+        state = .head
+        streaming = false
+        return .bodyEnd
     }
 
     private mutating func finishRequest() -> HTTPParserEvent? {

@@ -13,6 +13,7 @@ public struct RoutingResponder: HTTPResponder {
     public let router: Router
     private let middleware: [any HTTPMiddleware]
     private let fallback: (@Sendable (HTTPRequest) throws -> HTTPResponse?)?
+    private let bodyStreaming: (@Sendable (_ head: HTTPRequest, _ reachesFallback: Bool) -> Bool)?
     private let logger: Logger
 
     /// - Parameters:
@@ -20,14 +21,26 @@ public struct RoutingResponder: HTTPResponder {
     ///     to, before the router looks at it.
     ///   - fallback: Answers paths that belong to no group and match no route; nil leaves
     ///     them to the 404.
+    ///   - bodyStreaming: Whether a head's body streams (`HTTPResponder.streamsBody(of:)`),
+    ///     told whether the head would reach `fallback`; nil: no body streams.
     public init(
         router: Router, middleware: [any HTTPMiddleware] = [],
-        fallback: (@Sendable (HTTPRequest) throws -> HTTPResponse?)? = nil, logger: Logger
+        fallback: (@Sendable (HTTPRequest) throws -> HTTPResponse?)? = nil,
+        bodyStreaming: (@Sendable (_ head: HTTPRequest, _ reachesFallback: Bool) -> Bool)? = nil, logger: Logger
     ) {
         self.router = router
         self.middleware = middleware
         self.fallback = fallback
+        self.bodyStreaming = bodyStreaming
         self.logger = logger
+    }
+
+    public func streamsBody(of head: HTTPRequest) -> Bool {
+        guard let bodyStreaming else { return false }
+        let lookup = router.lookup(method: head.method, path: head.path)
+        var reachesFallback = false
+        if case .notFound = lookup.resolution, lookup.group == nil { reachesFallback = fallback != nil }
+        return bodyStreaming(head, reachesFallback)
     }
 
     public func respond(to request: HTTPRequest) -> HTTPResponse {

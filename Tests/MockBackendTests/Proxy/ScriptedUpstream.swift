@@ -23,6 +23,19 @@ final class ScriptedUpstream: @unchecked Sendable {
         case reset
         /// Keeps the connection open, silent, until `stop()`.
         case hold
+        /// Reads the request body until `count` bytes of it have arrived (`receivedBody`).
+        case readBody(count: Int)
+        /// Reads a chunked request body until its last chunk.
+        case readChunkedBody
+        /// Reads the request body until the proxy closes or resets the connection
+        /// (`bodyEnding`).
+        case readUntilClosed
+    }
+
+    /// How reading the body ended under `readUntilClosed`.
+    enum BodyEnding: Equatable {
+        case closed
+        case reset
     }
 
     let port: Int
@@ -31,6 +44,8 @@ final class ScriptedUpstream: @unchecked Sendable {
     private let lock = NSLock()
     private var connections: [Int32] = []
     private var heads: [String] = []
+    private var body: [UInt8] = []
+    private var ending: BodyEnding?
     private var accepted = 0
     private var stopped = false
 
@@ -66,6 +81,12 @@ final class ScriptedUpstream: @unchecked Sendable {
 
     /// The request heads read so far.
     var receivedHeads: [String] { lock.withLock { heads } }
+
+    /// The bytes read after the heads so far, as they came (a chunked body still chunked).
+    var receivedBody: [UInt8] { lock.withLock { body } }
+
+    /// How `readUntilClosed` ended; nil while it reads.
+    var bodyEnding: BodyEnding? { lock.withLock { ending } }
 
     /// Closes the listener and every connection still open.
     func stop() {
@@ -108,7 +129,11 @@ final class ScriptedUpstream: @unchecked Sendable {
             guard count > 0 else { return finish(fd) }
             received += buffer[0..<count]
         }
-        lock.withLock { heads.append(String(decoding: received, as: UTF8.self)) }
+        let headEnd = received.headEnd!
+        lock.withLock {
+            heads.append(String(decoding: received[..<headEnd], as: UTF8.self))
+            body += received[headEnd...]
+        }
         for step in steps {
             switch step {
             case .write(let text): send(Array(text.utf8), on: fd)
@@ -127,6 +152,29 @@ final class ScriptedUpstream: @unchecked Sendable {
                 setsockopt(fd, SOL_SOCKET, SO_LINGER, &linger, socklen_t(MemoryLayout<linger>.size))
                 return finish(fd)
             case .hold: return
+            case .readBody(let count):
+                while receivedBody.count < count {
+                    let got = read(fd, &buffer, buffer.count)
+                    guard got > 0 else { return finish(fd) }
+                    lock.withLock { body += buffer[0..<got] }
+                }
+            case .readChunkedBody:
+                while !receivedBody.ends(with: Array("0\r\n\r\n".utf8)) {
+                    let got = read(fd, &buffer, buffer.count)
+                    guard got > 0 else { return finish(fd) }
+                    lock.withLock { body += buffer[0..<got] }
+                }
+            case .readUntilClosed:
+                while true {
+                    let got = read(fd, &buffer, buffer.count)
+                    if got > 0 {
+                        lock.withLock { body += buffer[0..<got] }
+                        continue
+                    }
+                    let outcome: BodyEnding = got < 0 && errno == ECONNRESET ? .reset : .closed
+                    lock.withLock { ending = outcome }
+                    return finish(fd)
+                }
             }
         }
         finish(fd)
@@ -163,12 +211,19 @@ final class ScriptedUpstream: @unchecked Sendable {
 }
 
 extension [UInt8] {
-    fileprivate var containsHeadEnd: Bool {
-        guard count >= 4 else { return false }
+    fileprivate var containsHeadEnd: Bool { headEnd != nil }
+
+    fileprivate func ends(with suffix: [UInt8]) -> Bool {
+        count >= suffix.count && Array(self[(count - suffix.count)...]) == suffix
+    }
+
+    /// The index just past the first CRLF CRLF.
+    fileprivate var headEnd: Int? {
+        guard count >= 4 else { return nil }
         for index in 0...(count - 4)
         where self[index] == 13 && self[index + 1] == 10 && self[index + 2] == 13 && self[index + 3] == 10 {
-            return true
+            return index + 4
         }
-        return false
+        return nil
     }
 }

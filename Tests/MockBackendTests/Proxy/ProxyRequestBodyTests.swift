@@ -1,0 +1,208 @@
+import Foundation
+import MockBackend
+import MockBackendHTTP
+import MockBackendTesting
+import Testing
+
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// A request body going upstream as the client sends it: never held whole, never over a
+/// bound, cut off upstream when the client leaves, dropped when the upstream answers first.
+@Suite("Proxy: request bodies stream up")
+struct ProxyRequestBodyTests {
+    private static let ok = "HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok"
+
+    /// Distinct bytes, so a lost or reordered piece shows.
+    private static func pattern(_ count: Int) -> [UInt8] {
+        (0..<count).map { UInt8(truncatingIfNeeded: $0 &* 31 &+ $0 >> 8) }
+    }
+
+    @Test func theFirstPartReachesTheUpstreamBeforeTheClientSendsTheRest() async throws {
+        let body = Self.pattern(200_000)
+        let upstream = try ScriptedUpstream([.readBody(count: body.count), .write(Self.ok)])
+        defer { upstream.stop() }
+        try await withProxy(to: upstream.port) { proxy in
+            let client = try proxy.connect()
+            try client.send("POST /upload HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Length: \(body.count)\r\n\r\n")
+            try client.send(Array(body[..<100_000]))
+            #expect(
+                await eventually { upstream.receivedBody.count == 100_000 },
+                "the upstream has \(upstream.receivedBody.count) bytes while the client holds the rest")
+            try client.send(Array(body[100_000...]))
+            let response = try await client.readResponse()
+            #expect(response.status == 200)
+            #expect(response.text == "ok")
+            #expect(upstream.receivedBody == body)
+            let head = try #require(upstream.receivedHeads.first)
+            #expect(head.contains("Content-Length: 200000\r\n"))
+            #expect(!head.lowercased().contains("transfer-encoding"))
+            let journaled = try #require(proxy.app.requests.entries().first)
+            #expect(journaled.bodySize == body.count)
+            #expect(journaled.upstreamStatus == 200)
+        }
+    }
+
+    @Test func aChunkedBodyGoesUpChunkedPieceByPiece() async throws {
+        let upstream = try ScriptedUpstream([.readUntilClosed])
+        defer { upstream.stop() }
+        try await withProxy(to: upstream.port) { proxy in
+            let client = try proxy.connect()
+            try client.send("PUT /items/1 HTTP/1.1\r\nHost: 127.0.0.1\r\nTransfer-Encoding: chunked\r\n\r\n")
+            try client.send("5\r\nfirst\r\n")
+            #expect(await eventually { Self.dechunked(upstream.receivedBody).body == "first" })
+            try client.send("6\r\nsecond\r\n0\r\n\r\n")
+            #expect(await eventually { Self.dechunked(upstream.receivedBody).complete })
+            #expect(Self.dechunked(upstream.receivedBody).body == "firstsecond")
+            let head = try #require(upstream.receivedHeads.first)
+            #expect(head.contains("Transfer-Encoding: chunked\r\n"))
+            #expect(!head.contains("Content-Length"))
+        }
+    }
+
+    /// A body over the server's own limit goes up all the same, however it arrives: the
+    /// limit guards bodies this server holds, and a streamed body is never held whole. A
+    /// path the server answers itself still refuses it.
+    @Test(arguments: [false, true])
+    func aBodyOverTheServersLimitStillGoesUp(chunked: Bool) async throws {
+        let body = String(repeating: "x", count: 2048)
+        let upstream = try ScriptedUpstream([chunked ? .readChunkedBody : .readBody(count: 2048), .write(Self.ok)])
+        defer { upstream.stop() }
+        var configuration = MockBackendConfiguration.forTesting()
+        configuration.http.limits.maxBodyBytes = 1024
+        configuration.proxy.upstream = UpstreamOrigin(scheme: "http", host: "127.0.0.1", port: upstream.port)
+        try await withRunningServer(configuration) { proxy in
+            let framing =
+                chunked
+                ? "Transfer-Encoding: chunked\r\n\r\n800\r\n\(body)\r\n0\r\n\r\n"
+                : "Content-Length: \(body.count)\r\n\r\n\(body)"
+            let client = try proxy.connect()
+            try client.send("POST /upload HTTP/1.1\r\nHost: 127.0.0.1\r\n\(framing)")
+            let response = try await client.readResponse()
+            #expect(response.status == 200, "\(response.text)")
+            let received = upstream.receivedBody
+            #expect((chunked ? Self.dechunked(received).body : String(decoding: received, as: UTF8.self)) == body)
+
+            let own = try proxy.connect()
+            try own.send("POST /__admin/mappings HTTP/1.1\r\nHost: 127.0.0.1\r\n\(framing)")
+            let refused = try await own.readResponse()
+            #expect(refused.status == 413)
+            #expect(refused.text.contains("PAYLOAD_TOO_LARGE"))
+        }
+    }
+
+    @Test func aClientThatLeavesMidBodyCutsTheUpstreamRequest() async throws {
+        let upstream = try ScriptedUpstream([.readUntilClosed])
+        defer { upstream.stop() }
+        try await withProxy(to: upstream.port) { proxy in
+            let client = try proxy.connect()
+            try client.send("POST /upload HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Length: 10000\r\n\r\n")
+            try client.send(Array(repeating: UInt8(ascii: "a"), count: 4000))
+            #expect(await eventually { upstream.receivedBody.count == 4000 })
+            client.close()
+            // Reset, not a FIN: a FIN after 4,000 of 10,000 bytes would read as a body
+            // the client stopped sending, not one it gave up.
+            #expect(await eventually { upstream.bodyEnding != nil })
+            #expect(upstream.bodyEnding == .reset)
+            #expect(upstream.receivedBody.count == 4000)
+            try await ProxyBadUpstreamTests.expectNoSocketsLeft(proxy: proxy, upstreamPort: upstream.port)
+        }
+    }
+
+    @Test func anUpstreamThatAnswersBeforeTheBodyEndsClosesTheClientsConnectionAfterIt() async throws {
+        let refusal = "HTTP/1.1 401 Unauthorized\r\nContent-Length: 6\r\n\r\nsignin"
+        let upstream = try ScriptedUpstream([.write(refusal), .hold])
+        defer { upstream.stop() }
+        try await withProxy(to: upstream.port) { proxy in
+            let client = try proxy.connect()
+            try client.send("POST /upload HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Length: 100000\r\n\r\n")
+            try client.send(Array(repeating: UInt8(ascii: "a"), count: 1000))
+            let response = try await client.readResponse()
+            #expect(response.status == 401)
+            #expect(response.text == "signin")
+            // The rest of the body is not wanted; the connection cannot carry another
+            // request while the client still sends this one's body.
+            #expect(response.headers["Connection"] == "close")
+            try? client.send(Array(repeating: UInt8(ascii: "a"), count: 99_000))
+            #expect(await client.waitForClose() != .stillOpen)
+        }
+    }
+
+    @Test func expectContinueGetsItsContinueAndTheBodyGoesUp() async throws {
+        let upstream = try ScriptedUpstream([.readBody(count: 5), .write(Self.ok)])
+        defer { upstream.stop() }
+        try await withProxy(to: upstream.port) { proxy in
+            let client = try proxy.connect()
+            try client.send(
+                "POST /upload HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Length: 5\r\nExpect: 100-continue\r\n\r\n")
+            try await client.receive(untilContains: "100 Continue\r\n\r\n")
+            _ = client.takeBuffer()
+            try client.send("hello")
+            let response = try await client.readResponse()
+            #expect(response.status == 200)
+            #expect(upstream.receivedBody == Array("hello".utf8))
+            #expect(upstream.receivedHeads.first?.lowercased().contains("expect:") == false)
+        }
+    }
+
+    /// An upstream that reads nothing: the client's sending stalls once the socket buffers
+    /// and the proxy's bound are full, long before the body is all sent (the proxy does not
+    /// read on into memory).
+    @Test func anUpstreamThatReadsNothingStallsTheClientsSending() async throws {
+        let upstream = try ScriptedUpstream([.hold])
+        defer { upstream.stop() }
+        try await withProxy(to: upstream.port) { proxy in
+            let client = try proxy.connect()
+            let total = 64 << 20
+            try client.send("POST /upload HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Length: \(total)\r\n\r\n")
+            let sent = Self.sendUntilStalled(client.fileDescriptor, total: total, stallAfter: .seconds(1))
+            #expect(sent < total / 2, "the client sent \(sent) of \(total) bytes to an upstream that reads nothing")
+            #expect(sent > 0)
+        }
+    }
+
+    /// Sends up to `total` bytes without blocking; returns how many went before nothing more
+    /// could be sent for `stallAfter`.
+    private static func sendUntilStalled(_ fd: Int32, total: Int, stallAfter: Duration) -> Int {
+        _ = fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK)
+        let piece = [UInt8](repeating: UInt8(ascii: "b"), count: 64 * 1024)
+        var sent = 0
+        var lastProgress = ContinuousClock.now
+        while sent < total, ContinuousClock.now - lastProgress < stallAfter {
+            let count = piece.withUnsafeBytes { buffer in
+                #if canImport(Glibc)
+                Glibc.send(fd, buffer.baseAddress, min(buffer.count, total - sent), Int32(MSG_NOSIGNAL))
+                #else
+                Darwin.send(fd, buffer.baseAddress, min(buffer.count, total - sent), 0)
+                #endif
+            }
+            if count > 0 {
+                sent += count
+                lastProgress = .now
+            } else {
+                usleep(5_000)
+            }
+        }
+        return sent
+    }
+
+    /// The body of chunked bytes so far, and whether its last chunk has come.
+    private static func dechunked(_ bytes: [UInt8]) -> (body: String, complete: Bool) {
+        var body: [UInt8] = []
+        var index = 0
+        while let lineEnd = RawHTTPClient.find(Array("\r\n".utf8), in: Array(bytes[index...])) {
+            guard let size = Int(String(decoding: bytes[index..<(index + lineEnd)], as: UTF8.self), radix: 16) else {
+                break
+            }
+            let start = index + lineEnd + 2
+            if size == 0 { return (String(decoding: body, as: UTF8.self), true) }
+            guard start + size + 2 <= bytes.count else { break }
+            body += bytes[start..<(start + size)]
+            index = start + size + 2
+        }
+        return (String(decoding: body, as: UTF8.self), false)
+    }
+}
