@@ -17,6 +17,9 @@ extension MockBackendCommand {
         if proxy == nil, proxyAllow == nil, let (name, _) = needsProxy.first(where: \.1) {
             throw ValidationError("\(name) needs --proxy or --proxy-allow.")
         }
+        if record != nil, proxy == nil {
+            throw ValidationError("--record needs --proxy: it records what goes upstream.")
+        }
         if proxyCa != nil, proxyInsecure {
             throw ValidationError("Give either --proxy-ca or --proxy-insecure.")
         }
@@ -47,6 +50,7 @@ extension MockBackendCommand {
         settings.token = ProxyTokenSource(argument: proxyToken) ?? .bearer
         settings.backends = try backendSet()
         settings.insecure = proxyInsecure
+        settings.recordDirectory = record
         if settings.upstream != nil || !settings.allowedHosts.isEmpty {
             settings.tlsTransport = try TLSClientContext(extraCA: proxyCa, insecure: proxyInsecure)
         }

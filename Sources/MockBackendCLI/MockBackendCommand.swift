@@ -196,6 +196,14 @@ struct MockBackendCommand: ParsableCommand {
 
     @Option(
         help: .withVariable(
+            "record",
+            "Record what goes through --proxy; the mapping files are written here on stop."
+        )
+    )
+    var record: String?
+
+    @Option(
+        help: .withVariable(
             "backends",
             "The built-in backends served, separated by commas: player, imports, generations, workflows; all without --proxy, none with it unless named."
         )

@@ -684,13 +684,26 @@ struct InvalidMapping: Sendable, CustomTestStringConvertible {
         InvalidMapping(
             sse(#"{"events": [{"id": "a\nb", "data": 1}]}"#), "response.sse.events[0].id must be a single line"),
         InvalidMapping(
-            sse(#"{"events": [{"comment": "x", "data": 1}]}"#), "response.sse.events[0].comment is not a known field"),
+            sse(#"{"events": [{"comments": "x", "data": 1}]}"#), "response.sse.events[0].comments is not a known field"),
+        InvalidMapping(sse(#"{"events": [{"retry": -3}]}"#), "response.sse.events[0].retry must be 0 or more"),
+        InvalidMapping(sse(#"{"end": "sometimes"}"#), "response.sse.end must be one of clean, fin, rst, open"),
+        InvalidMapping(sse(#"{"end": "fin", "close": true}"#), "response.sse.close cannot be combined with end"),
+        InvalidMapping(
+            sse(#"{"preserveChunking": true, "events": []}"#),
+            "response.sse.events cannot be combined with preserveChunking"),
+        InvalidMapping(sse(#"{"chunks": []}"#), "response.sse.chunks needs \"preserveChunking\": true"),
+        InvalidMapping(
+            sse(#"{"preserveChunking": true, "chunks": [{"text": "a", "base64": "YQ=="}]}"#),
+            "response.sse.chunks[0] needs exactly one of text and base64"),
+        InvalidMapping(
+            sse(#"{"preserveChunking": true, "chunks": [{"base64": "***"}]}"#),
+            "response.sse.chunks[0].base64 is not base64"),
         InvalidMapping(sse(#"{"events": ["a"]}"#), "response.sse.events[0] must be a JSON object"),
         InvalidMapping(sse(#"{"retry": -1}"#), "response.sse.retry must be 0 or more"),
         InvalidMapping(sse(#"{"close": "no"}"#), "response.sse.close must be true or false"),
         InvalidMapping(
-            sse(#"{"events": [{"data": "\#(String(repeating: "x", count: 600_000))"}]}"#),
-            "response.sse is 600008 bytes once encoded; at most 524288 are allowed"),
+            sse(#"{"events": [{"data": "\#(String(repeating: "x", count: 9_000_000))"}]}"#),
+            "response.sse is 9000008 bytes once encoded; at most 8388608 are allowed"),
     ]
 }
 

@@ -92,10 +92,12 @@ public final class MockBackendApp: Sendable {
         // Public paths no route knows: a stub if one matches, else the upstream in proxy
         // mode, else a static file.
         let forwarder = ProxyForwarder(context: proxy)
+        let stubServices = StubServices(
+            forwarder: forwarder, replay: StubReplay.Services(streams: streams, clock: clock, events: events))
         let upstream = configuration.proxy.upstream
         let fallback: @Sendable (HTTPRequest) throws -> HTTPResponse? = { request in
-            if let response = stubs.fallbackResponse(for: request, forwarder: forwarder) { return response }
-            if let upstream { return forwarder.forward(request, to: upstream) }
+            if let response = stubs.fallbackResponse(for: request, services: stubServices) { return response }
+            if let upstream = upstream ?? proxy.recorder.target { return forwarder.forward(request, to: upstream) }
             return try staticFiles.respond(to: request)
         }
         // The router carries the middleware: the public stack around the public routes and
@@ -112,7 +114,7 @@ public final class MockBackendApp: Sendable {
             }
             guard reachesFallback else { return false }
             if let stub = stubs.match(head) { return stub.proxyHost != nil }
-            return upstream != nil
+            return upstream != nil || proxy.recorder.target != nil
         }
         let responder = RoutingResponder(
             router: router, middleware: [crossOrigin], fallback: fallback, bodyStreaming: bodyStreaming,
@@ -149,7 +151,11 @@ public final class MockBackendApp: Sendable {
             RequestJournalMiddleware(
                 journal: requests, faults: FaultMiddleware(store: faults, feed: events), redaction: proxy.redaction,
                 redactsAll: proxyMode),
-            StubMiddleware(stubs: stubs, forwarder: ProxyForwarder(context: proxy)),
+            StubMiddleware(
+                stubs: stubs,
+                services: StubServices(
+                    forwarder: ProxyForwarder(context: proxy),
+                    replay: StubReplay.Services(streams: streams, clock: clock, events: events))),
         ])
         let endpoint = SSEEndpoint(padding: configuration.ssePadding, events: events)
         let adminToken = configuration.adminToken.flatMap { $0.isEmpty ? nil : $0 }
@@ -187,6 +193,8 @@ public final class MockBackendApp: Sendable {
             AdminClockRoutes(clock: clock).register(on: &admin)
             AdminFaultRoutes(store: faults).register(on: &admin)
             AdminMappingRoutes(stubs: stubs, allowsProxyHost: proxy.allows(host:)).register(on: &admin)
+            AdminRecordingRoutes(recorder: proxy.recorder, stubs: stubs, allowsProxyHost: proxy.allows(host:))
+                .register(on: &admin)
             AdminImportRoutes(imports: imports).register(on: &admin)
             AdminGenerationRoutes(generations: generations).register(on: &admin)
             AdminWorkflowRoutes(workflows: workflows).register(on: &admin)
@@ -223,6 +231,7 @@ public final class MockBackendApp: Sendable {
             stubs.loadFileMappings(mappings)
         }
         workflows.reset(to: configuration.scenario.workflows)
+        if configuration.proxy.recordDirectory != nil { _ = proxy.recorder.start(RecordingSpec()) }
         // Idle closes are checked every tenth of the timeout, at least every second.
         let idleTimeout = configuration.player.userInfoIdleTimeout
         streams.startTimers(
@@ -253,6 +262,14 @@ public final class MockBackendApp: Sendable {
 
     /// Stops accepting, finishes responses in flight, ends streams, and returns when done.
     public func stop(gracePeriod: Duration = .milliseconds(1500)) async {
+        if let directory = configuration.proxy.recordDirectory, let mappings = proxy.recorder.stop() {
+            do {
+                let files = try RecordingFiles.write(mappings, into: directory)
+                logger.info("recording written", metadata: ["directory": "\(directory)", "files": "\(files)"])
+            } catch {
+                logger.error("recording not written", metadata: ["directory": "\(directory)", "error": "\(error)"])
+            }
+        }
         clock.stop()
         proxy.stop()
         async let plain: Void = server.stop(gracePeriod: gracePeriod)

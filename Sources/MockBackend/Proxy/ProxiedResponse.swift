@@ -51,18 +51,21 @@ final class ProxiedResponse: UpstreamResponseHandler, Sendable {
     /// The session token the request carries, if any.
     let token: String?
     let upstream: UpstreamOrigin
+    /// Where the exchange is recorded while a recording runs (`ProxyRecorder`).
+    let tape: RecordedExchange?
     private let exchangeBox = LockedValue<UpstreamExchange?>(nil)
     private let state = LockedValue(State())
 
     init(
         deferred: DeferredResponse, request: HTTPRequest, context: ProxyContext, token: String?,
-        upstream: UpstreamOrigin
+        upstream: UpstreamOrigin, tape: RecordedExchange? = nil
     ) {
         self.deferred = deferred
         self.request = request
         self.context = context
         self.token = token
         self.upstream = upstream
+        self.tape = tape
     }
 
     /// The exchange, once sent; the client's departure cancels it.
@@ -80,6 +83,7 @@ final class ProxiedResponse: UpstreamResponseHandler, Sendable {
             request.method == "GET" && head.status == 200 && head.headers["Content-Encoding"] == nil
             && (head.headers["Content-Type"]?.lowercased().hasPrefix("text/event-stream") ?? false)
         let refusal = head.status == 401 || head.status == 403
+        tape?.noteHead(status: head.status, headers: head.headers, kind: isEventStream ? .eventStream : .plain)
         state.withLock { state in
             state.headArrived = true
             if refusal { state.refusal = ProxySessions.Answer(status: head.status, headers: headers, body: []) }
@@ -102,6 +106,7 @@ final class ProxiedResponse: UpstreamResponseHandler, Sendable {
     }
 
     func upstreamReceivedBody(_ bytes: [UInt8], of exchange: UpstreamExchange) {
+        tape?.noteBody(bytes)
         let delivery = state.withLock { state -> Delivery? in
             if let kept = state.refusal?.body.count, kept < ProxySessions.maxKeptBody {
                 state.refusal?.body += bytes.prefix(ProxySessions.maxKeptBody - kept)
@@ -116,6 +121,7 @@ final class ProxiedResponse: UpstreamResponseHandler, Sendable {
     }
 
     func upstreamEnded(_ ending: UpstreamEnding, of exchange: UpstreamExchange) {
+        tape?.noteEnding(RecordedExchange.Ending(ending))
         let (headArrived, sink, refusal) = state.withLock { state -> (Bool, (any StreamSink)?, ProxySessions.Answer?) in
             state.upstreamDone = true
             guard state.ready else {

@@ -88,6 +88,7 @@ final class ProxiedWebSocket: UpstreamResponseHandler, Sendable {
             return
         }
         state.withLock { $0.switched = true }
+        plain.tape?.noteHead(status: 101, headers: head.headers, kind: .webSocket)
         var headers = HTTPHeaders()
         if let chosen = head.headers["Sec-WebSocket-Protocol"] { headers.set("Sec-WebSocket-Protocol", chosen) }
         ProxyHeaders.appendVia(to: &headers)
@@ -182,8 +183,10 @@ final class ProxiedWebSocket: UpstreamResponseHandler, Sendable {
         guard let writer, let stream else { return }
         switch message {
         case .text(let text):
+            plain.tape?.noteMessage(text: text, binary: nil)
             stream.relay(PreparedWebSocketMessage(text: text), toConnection: writer.connectionID)
         case .binary(let bytes):
+            plain.tape?.noteMessage(text: nil, binary: bytes)
             stream.relay(PreparedWebSocketMessage(binary: bytes), toConnection: writer.connectionID)
         case .ping(let payload):
             exchange?.write(WebSocketClientFrames.pong(payload))
@@ -191,6 +194,8 @@ final class ProxiedWebSocket: UpstreamResponseHandler, Sendable {
             break
         case .close(let payload):
             // The upstream closes: its close is answered, and the client's side closes the same.
+            plain.tape?.noteClose(code: Int(payload.code?.rawValue ?? 1005), reason: payload.reason)
+            plain.tape?.noteEnding(.complete)
             exchange?.write(WebSocketClientFrames.close(payload))
             exchange?.closeWrite()
             noteUpstreamEnd(writer)
@@ -201,6 +206,7 @@ final class ProxiedWebSocket: UpstreamResponseHandler, Sendable {
     /// The upstream's connection ended: a client still open loses its connection the same
     /// way (FIN or RST), as it would have without the mock in between.
     private func upstreamGone(_ ending: UpstreamEnding, writer: WebSocketWriter) {
+        plain.tape?.noteEnding(RecordedExchange.Ending(ending))
         guard !writer.isClosed else { return }
         noteUpstreamEnd(writer)
         if case .failed(.reset) = ending {

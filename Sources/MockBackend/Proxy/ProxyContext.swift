@@ -10,6 +10,8 @@ final class ProxyContext: Sendable {
     let sessions = ProxySessions()
     let redaction: SecretRedaction
     let events: AdminEventFeed
+    /// Records proxied exchanges while a recording runs.
+    let recorder: ProxyRecorder
     /// Hosts upstream requests may go to (`ProxySettings.allowedHosts`, the `--proxy` host,
     /// the hosts of mappings loaded at start), lowercased.
     private let allowedHosts: LockedValue<Set<String>>
@@ -19,6 +21,7 @@ final class ProxyContext: Sendable {
         self.streams = streams
         self.events = events
         redaction = SecretRedaction(token: settings.token)
+        recorder = ProxyRecorder(redaction: redaction)
         var clientSettings = UpstreamClientSettings()
         clientSettings.headTimeout = settings.timeout
         var transports: [String: any UpstreamTransport] = [:]

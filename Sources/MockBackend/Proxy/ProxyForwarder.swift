@@ -38,7 +38,8 @@ struct ProxyForwarder: Sendable {
             for: request, to: upstream, preserveHost: context.settings.preserveHost, adjustments: adjustments)
         let deferred = DeferredResponse()
         let plain = ProxiedResponse(
-            deferred: deferred, request: request, context: context, token: token, upstream: upstream)
+            deferred: deferred, request: request, context: context, token: token, upstream: upstream,
+            tape: context.recorder.tape(for: request))
         var handler: any UpstreamResponseHandler = plain
         if let upgrade = request.headers["Upgrade"] {
             guard request.asksToSwitchProtocols, upgrade.lowercased() == "websocket" else {

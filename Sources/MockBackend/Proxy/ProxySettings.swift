@@ -26,6 +26,9 @@ public struct ProxySettings: Sendable {
     public var backends: Set<Backend>?
     /// Whether TLS verification is off (`--proxy-insecure`), for the startup block.
     public var insecure = false
+    /// Records from the start and writes the mapping files here when the server stops
+    /// (`--record DIR`).
+    public var recordDirectory: String?
 
     public init() {}
 

@@ -10,11 +10,11 @@ extension EventStream {
     @discardableResult
     func attachRelay(
         _ sink: any StreamSink, request: HTTPRequest, lastEventID: String?, events: AdminEventFeed?,
-        afterEnd: (@Sendable () -> Void)? = nil
+        proxied: Bool = true, afterEnd: (@Sendable () -> Void)? = nil
     ) -> StreamConnectionRecord {
         let record = journal.open(
             stream: name, request: request, lastEventID: lastEventID, protocol: sink.framing.protocolName,
-            deliveries: sink.deliveries, proxied: true)
+            deliveries: sink.deliveries, proxied: proxied)
         let connection = sink.connectionID
         let now = clock.now
         state.withLock { state in
@@ -32,13 +32,20 @@ extension EventStream {
     /// Writes one block of the connection's upstream stream (`SSEBlock`), byte for byte, to
     /// that connection only; nothing when no live subscriber is on it.
     func relay(_ block: SSEBlock, toConnection connection: UInt64) {
+        relay(block.bytes, completing: [block], toConnection: connection)
+    }
+
+    /// Writes `bytes` of the connection's upstream stream as one write, byte for byte, to
+    /// that connection only: a recorded write that completes `blocks` (none, when it ends
+    /// inside a block). Nothing when no live subscriber is on it.
+    func relay(_ bytes: [UInt8], completing blocks: [SSEBlock], toConnection connection: UInt64) {
         state.withLock { state in
             guard let subscriber = state.subscribers[connection], subscriber.phase == .live else { return }
-            let part = PreparedBodyPart(unframed: block.bytes)
-            subscriber.sink.write(StreamPayload(body: part, events: block.isEvent ? 1 : 0))
-            if block.isEvent {
-                subscriber.record.noteUpstream(id: block.id)
-                state.ledger.sentAlone(id: block.id, to: connection, at: state.log.lastSequence)
+            let events = blocks.filter(\.isEvent)
+            subscriber.sink.write(StreamPayload(body: PreparedBodyPart(unframed: bytes), events: events.count))
+            for event in events {
+                subscriber.record.noteUpstream(id: event.id)
+                state.ledger.sentAlone(id: event.id, to: connection, at: state.log.lastSequence)
             }
         }
     }
@@ -53,12 +60,15 @@ extension EventStream {
         }
     }
 
-    /// Whether this is a relayed stream (`proxy/<path>`), whose events come from upstreams:
-    /// pushes are injected (`inject`), never logged.
-    var isRelay: Bool { name.hasPrefix(Self.relayPrefix) }
+    /// Whether this is a relayed stream (`proxy/<path>`, or `replay/<path>` for `sse`
+    /// stubs), whose events come from an upstream or a recording per connection: pushes
+    /// are injected (`inject`), never logged.
+    var isRelay: Bool { name.hasPrefix(Self.relayPrefix) || name.hasPrefix(Self.replayPrefix) }
 
-    /// The name prefix of relayed streams.
+    /// The name prefix of proxied streams.
     static let relayPrefix = "proxy/"
+    /// The name prefix of streams played from `sse` stubs.
+    static let replayPrefix = "replay/"
 
     /// An event pushed into a relayed stream: written to every live subscriber (or the one
     /// on `connection`) between two of its upstream's blocks, never logged, with an `id:`

@@ -46,8 +46,8 @@ package struct StubMapping: Sendable {
     }
 
     /// A fresh response for one request.
-    func makeResponse(to request: HTTPRequest, forwarder: ProxyForwarder) -> HTTPResponse {
-        response.response(to: request, forwarder: forwarder)
+    func makeResponse(to request: HTTPRequest, services: StubServices) -> HTTPResponse {
+        response.response(to: request, services: services)
     }
 
     /// The host it proxies to, when it has a `proxyBaseUrl`.

@@ -8,12 +8,11 @@ struct StubMiddleware: HTTPMiddleware {
     static let overridingPriority = 1
 
     let stubs: StubStore
-    /// What answers mappings with `proxyBaseUrl`.
-    let forwarder: ProxyForwarder
+    let services: StubServices
 
     func respond(to request: HTTPRequest, next: (HTTPRequest) throws -> HTTPResponse) throws -> HTTPResponse {
         if let mapping = stubs.match(request, priorityAtMost: Self.overridingPriority) {
-            return mapping.makeResponse(to: request, forwarder: forwarder)
+            return mapping.makeResponse(to: request, services: services)
         }
         return try next(request)
     }
@@ -22,7 +21,14 @@ struct StubMiddleware: HTTPMiddleware {
 extension StubStore {
     /// The answer of the best stub for a path no route knows; nil leaves it to the static
     /// files (and then 404).
-    func fallbackResponse(for request: HTTPRequest, forwarder: ProxyForwarder) -> HTTPResponse? {
-        match(request)?.makeResponse(to: request, forwarder: forwarder)
+    func fallbackResponse(for request: HTTPRequest, services: StubServices) -> HTTPResponse? {
+        match(request)?.makeResponse(to: request, services: services)
     }
+}
+
+/// What stubs answer with besides their own definition: the proxy for `proxyBaseUrl`, the
+/// stream engine and the clock for `sse`.
+struct StubServices: Sendable {
+    let forwarder: ProxyForwarder
+    let replay: StubReplay.Services
 }

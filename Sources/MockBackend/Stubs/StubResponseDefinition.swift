@@ -13,6 +13,8 @@ struct StubResponseDefinition: Sendable {
         case bytes([UInt8])
         /// `sse`: an event stream written over time.
         case events(StubEventStream)
+        /// `webSocket`: messages over a WebSocket, over time.
+        case webSocket(StubWebSocketScript)
         /// `proxyBaseUrl`: the answer comes from another server.
         case proxy(StubProxyTarget)
     }
@@ -23,12 +25,12 @@ struct StubResponseDefinition: Sendable {
     var fixedDelayMilliseconds: Int
 
     /// The response for one request; every request gets its own shaper. A proxying mapping's
-    /// comes from `forwarder`.
-    func response(to request: HTTPRequest, forwarder: ProxyForwarder) -> HTTPResponse {
+    /// comes from the forwarder, an `sse` stub plays on the replay services' clock.
+    func response(to request: HTTPRequest, services: StubServices) -> HTTPResponse {
         var response: HTTPResponse
         switch body {
         case .proxy(let target):
-            response = forwarder.forward(request, to: target.origin, adjustments: target.adjustments)
+            response = services.forwarder.forward(request, to: target.origin, adjustments: target.adjustments)
             if fixedDelayMilliseconds > 0 {
                 response.shaper = StubTimingShaper(headDelayMilliseconds: fixedDelayMilliseconds)
             }
@@ -38,21 +40,22 @@ struct StubResponseDefinition: Sendable {
                 response.shaper = StubTimingShaper(headDelayMilliseconds: fixedDelayMilliseconds)
             }
         case .events(let stream):
-            let parts = stream.parts
-            let close = stream.close
-            // The writer is not kept: with "close": false only the connection holds it, so a
-            // stream left open is released as soon as its client goes.
-            response = .stream(status: status, headers: headers) { writer in
-                for part in parts { writer.write(part.bytes) }
-                if close { writer.finish() }
+            let replay = StubReplay(stream, request: request, services: services.replay)
+            response = .stream(status: status, headers: headers) { writer in replay.start(writer) }
+            if fixedDelayMilliseconds > 0 {
+                response.shaper = StubTimingShaper(headDelayMilliseconds: fixedDelayMilliseconds)
             }
-            response.shaper = StubTimingShaper(
-                headDelayMilliseconds: fixedDelayMilliseconds, bodyDelaysMilliseconds: parts.map(\.delayMilliseconds))
+        case .webSocket(let script):
+            let replay = StubReplay(script, request: request, services: services.replay)
+            response = .webSocket(upgrading: request, headers: headers) { writer in replay.start(writer) }
+            if fixedDelayMilliseconds > 0 {
+                response.shaper = StubTimingShaper(headDelayMilliseconds: fixedDelayMilliseconds)
+            }
         }
         return response
     }
 
-    static let bodyFields = ["body", "base64Body", "jsonBody", "sse"]
+    static let bodyFields = ["body", "base64Body", "jsonBody", "sse", "webSocket"]
 
     static let unsupported: [String: String] = [
         "bodyFileName": "; put the body inline as body, base64Body or jsonBody",
@@ -112,6 +115,12 @@ struct StubResponseDefinition: Sendable {
                 streamHeaders.add(name, value)
             }
             headers = streamHeaders
+        case "webSocket":
+            if reader.has("status") {
+                throw StubMappingError(field: reader.field("status"), "cannot be combined with webSocket (it is 101)")
+            }
+            body = .webSocket(
+                try StubWebSocketScript.parse(reader.value("webSocket") ?? .null, path: reader.field("webSocket")))
         default:
             break
         }

@@ -45,6 +45,8 @@ struct JSONRoute: CustomStringConvertible, Sendable {
         JSONRoute(method: "POST", path: "/__admin/mappings/import", body: #"{"mappings":[]}"#),
         JSONRoute(method: "PUT", path: "/__admin/mappings/{id}", body: #"{"request":{"urlPath":"/y"},"response":{}}"#),
         JSONRoute(method: "POST", path: "/__admin/proxy/sessions/{token}/expire", body: #"{"status":401}"#),
+        JSONRoute(method: "POST", path: "/__admin/recordings/start", body: #"{"repeatsAsScenarios":true}"#),
+        JSONRoute(method: "POST", path: "/__admin/recordings/snapshot", body: #"{"repeatsAsScenarios":false}"#),
     ]
 }
 
