@@ -24,6 +24,7 @@ struct ProxyOptionTests {
             ),
             (["--proxy", "https://127.0.0.1:9", "--proxy-ca", "/nonexistent.pem"], "--proxy-ca /nonexistent.pem"),
             (["--cors", "localhost:3000"], "--cors must be any, off, or origins"),
+            (["--record", "/tmp/recording"], "--record needs --proxy"),
         ])
     func aBadProxyOptionExits64(_ arguments: [String], _ named: String) async throws {
         let server = try ServerProcess(["--port", "0"] + arguments)

@@ -6,7 +6,8 @@ import FoundationEssentials
 import Foundation
 #endif
 
-/// The request journal: `GET /__admin/requests?method=&path=&since=&limit=` (newest first),
+/// The request journal: `GET /__admin/requests?method=&path=&since=&limit=` (newest first;
+/// `&format=har` for HAR 1.2, `HARExport`),
 /// `POST /__admin/requests/count` with a matcher, `DELETE /__admin/requests`.
 struct AdminRequestRoutes {
     let journal: RequestJournal
@@ -30,7 +31,17 @@ struct AdminRequestRoutes {
                 }
                 limit = value
             }
-            return try .json(journal.entries(matching: matcher, since: since, limit: limit))
+            switch request.queryValue("format") {
+            case nil, "json":
+                return try .json(journal.entries(matching: matcher, since: since, limit: limit))
+            case "har":
+                var response = try HTTPResponse.json(
+                    HARExport(journal.entriesWithAnswers(matching: matcher, since: since, limit: limit)))
+                response.headers.set("Content-Disposition", #"attachment; filename="mockbackend.har""#)
+                return response
+            case let other?:
+                throw ProblemDetails.badRequest("format must be json or har, not \(other).", code: "INVALID_QUERY")
+            }
         }
         admin.post("/requests/count") { request in
             let matcher = try RequestBody.decode(RequestMatcher.self, from: request).validated()

@@ -17,6 +17,8 @@ package final class RequestJournal: Sendable {
     private struct State {
         var entries: ChunkedRecordLog
         var nextID = 1
+        /// The answers of the entries kept, by entry id (`ResponseCapture`).
+        var captures: [Int: ResponseCapture] = [:]
     }
 
     /// Entries kept; older ones go first. Default 5,000.
@@ -33,13 +35,16 @@ package final class RequestJournal: Sendable {
     }
 
     func record(
-        _ request: HTTPRequest, status: Int, duration: Duration, fault: FiredFault? = nil, relay: RelayedAnswer? = nil
+        _ request: HTTPRequest, status: Int, duration: Duration, fault: FiredFault? = nil, relay: RelayedAnswer? = nil,
+        capture: ResponseCapture? = nil
     ) {
         let now = Date()
         let milliseconds = duration.milliseconds.rounded(toPlaces: 3)
         let id = state.withLock { state in
             let id = state.nextID
             state.nextID += 1
+            state.captures[id] = capture
+            state.captures[id - capacity] = nil
             state.entries.append { record in
                 record.write(id)
                 record.write(now.timeIntervalSinceReferenceDate)
@@ -85,6 +90,19 @@ package final class RequestJournal: Sendable {
         return result
     }
 
+    /// Entries as `entries` gives them, each with what was kept of its answer.
+    func entriesWithAnswers(matching matcher: RequestMatcher, since: Date?, limit: Int)
+        -> [(entry: JournaledRequest, receivedAt: Date, answer: ResponseCapture.Snapshot?)]
+    {
+        let captures = state.withLock(\.captures)
+        var result: [(JournaledRequest, Date, ResponseCapture.Snapshot?)] = []
+        for (entry, receivedAt) in decoded().reversed() where result.count < limit {
+            if let since, receivedAt < since { break }
+            if matcher.matches(entry) { result.append((entry, receivedAt, captures[entry.id]?.snapshot)) }
+        }
+        return result
+    }
+
     /// How many entries `matcher` accepts.
     package func count(matching matcher: RequestMatcher) -> Int {
         decoded().count { matcher.matches($0.entry) }
@@ -94,7 +112,10 @@ package final class RequestJournal: Sendable {
     @discardableResult
     package func clear() -> Int {
         state.withLock { state in
-            defer { state.entries.removeAll() }
+            defer {
+                state.entries.removeAll()
+                state.captures = [:]
+            }
             return state.entries.count
         }
     }

@@ -20,10 +20,24 @@ struct RequestJournalMiddleware: HTTPMiddleware {
         do {
             let (response, fault) = try faults.respond(to: request, next: next)
             // A proxied answer is recorded once it is known.
-            return response.mapResolved { [journal, redaction] resolved in
+            return response.mapResolved { [journal, redaction, redactsAll] resolved in
+                let redacts = redactsAll || resolved.relay != nil
+                var resolved = resolved
+                let capture = ResponseCapture(
+                    status: resolved.status,
+                    headers: redacts ? redaction.redacting(resolved.headers) : resolved.headers,
+                    scheme: request.scheme, httpVersion: request.version == .http10 ? "HTTP/1.0" : "HTTP/1.1")
+                switch resolved.body {
+                case .bytes(let bytes):
+                    capture.append(bytes)
+                case .stream(let produce):
+                    resolved.body = .stream { sink in produce(CapturingSink(sink, capture: capture)) }
+                case .webSocket, .deferred:
+                    break
+                }
                 journal.record(
                     resolved.relay == nil ? shown : redaction.redacting(request), status: resolved.status,
-                    duration: .now - start, fault: fault, relay: resolved.relay)
+                    duration: .now - start, fault: fault, relay: resolved.relay, capture: capture)
                 return resolved
             }
         } catch let error as any HTTPResponseError {

@@ -67,11 +67,14 @@ struct RecordedMappings {
         return mappings
     }
 
+    /// Priority 1: a recorded answer is what the team's backend does at that path, so it
+    /// answers before a built-in backend that shares the path (`/ws/progress`, `/api/...`)
+    /// when the recording is served without `--proxy`.
     private func mapping(name: String, request: JSONValue, response: JSONValue) -> JSONValue {
         let id = SecureToken.uuid()
         return .object([
-            "id": .string(id), "uuid": .string(id), "name": .string(name), "request": request,
-            "response": response, "persistent": .bool(true),
+            "id": .string(id), "uuid": .string(id), "name": .string(name), "priority": .integer(1),
+            "request": request, "response": response, "persistent": .bool(true),
         ])
     }
 

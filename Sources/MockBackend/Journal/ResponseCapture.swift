@@ -1,0 +1,88 @@
+import MockBackendHTTP
+import MockBackendSupport
+
+/// What the journal keeps of one answer, for the HAR export: its head, and the first
+/// `excerptLength` bytes of its body — an event stream's events as they were written, so
+/// a HAR shows what a client read. Filled as the body is written, from the connection's
+/// loop; read from the admin API's.
+final class ResponseCapture: Sendable {
+    /// Bytes of a body kept: enough for what a reader of a HAR looks at, little enough that
+    /// a full journal stays small.
+    static let excerptLength = 16 * 1024
+
+    struct Snapshot: Sendable {
+        var status: Int
+        var headers: HTTPHeaders
+        var body: [UInt8]
+        /// Bytes written past the excerpt.
+        var omitted: Int
+        /// `http` or `https`, as the request came.
+        var scheme: String
+        var httpVersion: String
+    }
+
+    private let state: LockedValue<Snapshot>
+
+    init(status: Int, headers: HTTPHeaders, scheme: String, httpVersion: String) {
+        state = LockedValue(
+            Snapshot(status: status, headers: headers, body: [], omitted: 0, scheme: scheme, httpVersion: httpVersion))
+    }
+
+    var snapshot: Snapshot { state.current }
+
+    /// Keeps what fits of `bytes`; true while there is room for more.
+    @discardableResult
+    func append(_ bytes: [UInt8]) -> Bool {
+        state.withLock { state in
+            let room = Self.excerptLength - state.body.count
+            if bytes.count <= room {
+                // A whole body that fits is kept as it is: no copy of a stub's bytes.
+                if state.body.isEmpty { state.body = bytes } else { state.body += bytes }
+            } else {
+                state.body += bytes.prefix(max(room, 0))
+                state.omitted += bytes.count - max(room, 0)
+            }
+            return state.body.count < Self.excerptLength
+        }
+    }
+}
+
+/// A stream's sink that keeps the start of what is written in a `ResponseCapture`, and is
+/// otherwise the sink it wraps. Past the excerpt it only forwards.
+///
+/// Invariant: `full` is read and written only on the sink's executor (`writeOnExecutor`
+/// runs there), so it needs no lock.
+final class CapturingSink: StreamSink, @unchecked Sendable {
+    private let inner: any StreamSink
+    private let capture: ResponseCapture
+    private var full = false
+
+    init(_ inner: any StreamSink, capture: ResponseCapture) {
+        self.inner = inner
+        self.capture = capture
+    }
+
+    var connectionID: UInt64 { inner.connectionID }
+    var framing: StreamFraming { inner.framing }
+    var executor: any StreamExecutor { inner.executor }
+    var maxUnsentBytes: Int { inner.maxUnsentBytes }
+    var deliveries: DeliveryTally { inner.deliveries }
+    var isClosed: Bool { inner.isClosed }
+
+    func writeOnExecutor(_ payload: StreamPayload) {
+        if !full, let body = payload.body, !inner.isClosed { full = !capture.append(body.raw) }
+        inner.writeOnExecutor(payload)
+    }
+
+    func finish(_ ending: StreamFinish) { inner.finish(ending) }
+    func abort(reset: Bool) { inner.abort(reset: reset) }
+
+    func whenDrainedOnExecutor(
+        toAtMost threshold: Int, progress: @escaping @Sendable () -> Void, _ body: @escaping @Sendable () -> Void
+    ) {
+        inner.whenDrainedOnExecutor(toAtMost: threshold, progress: progress, body)
+    }
+
+    func onEnd(_ handler: @escaping @Sendable (StreamEndReason) -> Void) { inner.onEnd(handler) }
+    func nameEnd(_ word: String) { inner.nameEnd(word) }
+}
