@@ -67,6 +67,27 @@ export async function adminRequest(method, path, body) {
   return text ? JSON.parse(text) : null;
 }
 
+/**
+ * Downloads an admin resource as a file named `filename`: fetched with the admin token (a
+ * plain link could not send it), then saved through a link to the blob.
+ */
+export async function adminDownload(path, filename) {
+  const headers = {};
+  const token = adminToken();
+  if (token) headers.Authorization = `Bearer ${token}`;
+  const response = await fetch(path, { headers, cache: "no-store" });
+  if (response.status === 401) throw new AdminUnauthorizedError(await problemDetail(response));
+  if (!response.ok) throw new AdminRequestError(response.status, await problemDetail(response));
+  const url = URL.createObjectURL(await response.blob());
+  const link = document.createElement("a");
+  link.href = url;
+  link.download = filename;
+  document.body.append(link);
+  link.click();
+  link.remove();
+  setTimeout(() => URL.revokeObjectURL(url), 60000);
+}
+
 export const adminGet = (path) => adminRequest("GET", path);
 export const adminPost = (path, body) => adminRequest("POST", path, body ?? {});
 export const adminDelete = (path) => adminRequest("DELETE", path);

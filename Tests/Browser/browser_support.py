@@ -140,10 +140,12 @@ def books_csv(rows):
 class Browser:
     """A headless Chromium with its own profile directory, quit on exit."""
 
-    def __init__(self, width=1440, height=1300):
+    def __init__(self, width=1440, height=1300, downloads=None):
         self.size = (width, height)
         self.profile = None
         self.driver = None
+        # Where files the page downloads go; None leaves Chromium's default.
+        self.downloads = downloads
 
     def __enter__(self):
         self.profile = tempfile.mkdtemp(prefix="mockbackend-chromium-")
@@ -159,7 +161,13 @@ class Browser:
         ):
             options.add_argument(argument)
         options.set_capability("goog:loggingPrefs", {"browser": "ALL"})
+        if self.downloads:
+            options.add_experimental_option("prefs", {"download.default_directory": self.downloads,
+                                                      "download.prompt_for_download": False})
         self.driver = webdriver.Chrome(service=Service("/usr/bin/chromedriver"), options=options)
+        if self.downloads:
+            self.driver.execute_cdp_cmd("Page.setDownloadBehavior",
+                                        {"behavior": "allow", "downloadPath": self.downloads})
         self.driver.set_page_load_timeout(20)
         self.driver.set_script_timeout(20)
         return self.driver

@@ -4,6 +4,11 @@ tokens it has seen (redacted) and expires one with its Expire button, after whic
 token's requests are answered without going upstream. The upstream is a second
 mockbackend. Run by dashboard_test.py's main."""
 
+import json
+import os
+import shutil
+import tarfile
+import tempfile
 import urllib.request
 
 from selenium.webdriver.common.by import By
@@ -45,3 +50,49 @@ def test_proxy_dashboard_in_chromium(binary, click_when_present):
         finally:
             stream.close()
         print("ok  dashboard in proxy mode: proxied streams and requests marked, a token expired")
+
+
+def test_recording_from_the_dashboard(binary, click_when_present):
+    """Start, a proxied request, Stop, then both downloads: the tar unpacks to the recorded
+    mapping, the HAR holds the request."""
+    downloads = tempfile.mkdtemp(prefix="mockbackend-downloads-")
+    try:
+        _record_and_download(binary, click_when_present, downloads)
+    finally:
+        shutil.rmtree(downloads, ignore_errors=True)
+
+
+def _record_and_download(binary, click_when_present, downloads):
+    with Server(binary) as upstream, Server(binary, "--proxy", upstream.base) as proxy, \
+            Browser(downloads=downloads) as driver:
+        upstream.request("POST", "/__admin/mappings",
+                         body={"request": {"urlPath": "/api/shown"}, "response": {"jsonBody": {"ok": True}}})
+        driver.get(proxy.url("/__admin/dashboard/"))
+        click_when_present(driver, 'button[data-action="start-recording"]', "the recording's Start button")
+        wait_for(lambda: driver.find_elements(By.CSS_SELECTOR, '[data-recording-status="Recording"]'), 10,
+                 "the panel to say Recording")
+        status, _, _ = proxy.request("GET", "/api/shown")
+        check(status == 200, f"the proxied request answered {status}")
+        click_when_present(driver, 'button[data-action="stop-recording"]', "the recording's Stop button")
+        wait_for(lambda: driver.find_elements(By.CSS_SELECTOR, '[data-recording-status="Stopped"]'), 10,
+                 "the panel to say Stopped")
+        click_when_present(driver, 'button[data-action="download-recording"]', "the Mappings (.tar) button")
+        archive = os.path.join(downloads, "mockbackend-recording.tar")
+        wait_for(lambda: os.path.exists(archive) and tarfile.is_tarfile(archive), 10, "the tar download")
+        with tarfile.open(archive) as tar:
+            names = tar.getnames()
+            mapping = json.load(tar.extractfile(names[0]))
+        check(len(names) == 1 and mapping["request"]["url"] == "/api/shown", f"the tar holds {names}")
+        click_when_present(driver, 'button[data-action="download-har"]', "the Requests (.har) button")
+        har = os.path.join(downloads, "mockbackend.har")
+
+        def har_entries():
+            try:
+                with open(har) as file:
+                    return json.load(file)["log"]["entries"]
+            except (OSError, ValueError):
+                return None
+
+        entries = wait_for(har_entries, 10, "the HAR download")
+        check(any(entry["request"]["url"].endswith("/api/shown") for entry in entries), "the HAR lacks the request")
+        print("ok  recording from the dashboard: started, stopped, mappings and HAR downloaded")

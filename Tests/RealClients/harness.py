@@ -19,6 +19,14 @@ def check(name, condition, detail=""):
     print(("ok   " if condition else "FAIL ") + name + ("" if condition else f": {detail}"), flush=True)
 
 
+def summarize(label):
+    """Prints "LABEL: N passed, M failed" and returns the exit status."""
+    passed = sum(1 for _, ok in results if ok)
+    failed = len(results) - passed
+    print(f"{label}: {passed} passed, {failed} failed")
+    return 0 if failed == 0 else 1
+
+
 def request(base, method, path, body=None, headers=None, raw=None):
     """Sends a request and returns its JSON body (None for an empty one); raises on a status
     of 400 or more, naming the call."""

@@ -41,7 +41,7 @@ from requests_sse import EventSource
 from websockets.sync.client import connect as websocket_connect
 
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "RealClients"))
-from harness import check, get_json, post, results, wait_until  # noqa: E402
+from harness import check, get_json, post, summarize, wait_until  # noqa: E402
 
 TOKEN = "real-upstream-token-9f8e7d6c5b4a"
 
@@ -463,10 +463,7 @@ def main():
             nginx.terminate()
             nginx.wait(timeout=5)
         shutil.rmtree(directory, ignore_errors=True)
-    passed = sum(1 for _, ok in results if ok)
-    failed = len(results) - passed
-    print(f"proxy upstreams: {passed} passed, {failed} failed")
-    return 0 if failed == 0 else 1
+    return summarize("proxy upstreams")
 
 
 if __name__ == "__main__":

@@ -24,6 +24,7 @@ Usage: python record_replay.py PATH_TO_MOCKBACKEND_BINARY
 
 import asyncio
 import glob
+import io
 import json
 import os
 import shutil
@@ -31,6 +32,7 @@ import signal
 import socket
 import struct
 import sys
+import tarfile
 import tempfile
 import threading
 import time
@@ -47,7 +49,7 @@ sys.path.insert(0, os.path.dirname(__file__))
 from proxy_upstreams import free_port, make_certificates, start_mock, start_nginx  # noqa: E402
 
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "RealClients"))
-from harness import check, results  # noqa: E402
+from harness import check, summarize  # noqa: E402
 
 TOKEN = "rec-bearer-5e1f0c9a7d3b"
 SESSION = "rec-session-84c2a6e0b1f7"
@@ -304,6 +306,7 @@ def round_trip(binary, directory, run, upstream, nginx_port, socket_port, ca):
     try:
         recorded = session(base)
         har_response = requests.get(base + "/__admin/requests?format=har", timeout=10)
+        archive = requests.get(base + "/__admin/recordings/mappings.tar", timeout=10)
     finally:
         server.send_signal(signal.SIGTERM)
         code = server.wait(timeout=15)
@@ -312,6 +315,15 @@ def round_trip(binary, directory, run, upstream, nginx_port, socket_port, ca):
         check("SIGTERM writes the recording and exits 0", code == 0 and len(written) == 4, (code, written))
         check_conformance(record_dir, har_response.json())
         check_redaction(record_dir, har_response.text)
+        with tarfile.open(fileobj=io.BytesIO(archive.content)) as tar:
+            members = [member for member in tar.getmembers() if member.isfile()]
+            loaded = [json.load(tar.extractfile(member)) for member in members]
+        check("the dashboard's tar download holds the recording's mappings so far",
+              archive.headers.get("Content-Type") == "application/x-tar" and len(members) == 4
+              and all(member.name.startswith("mappings/") for member in members)
+              and sorted(mapping["name"] for mapping in loaded) == sorted(
+                  json.load(open(os.path.join(record_dir, name)))["name"] for name in written),
+              [member.name for member in members])
     offline, offline_base, _ = start_mock(binary, "--mappings", record_dir)
     try:
         replayed = session(offline_base)
@@ -355,10 +367,7 @@ def main():
             nginx.terminate()
             nginx.wait(timeout=5)
         shutil.rmtree(directory, ignore_errors=True)
-    passed = sum(1 for _, ok in results if ok)
-    failed = len(results) - passed
-    print(f"record and replay: {passed} passed, {failed} failed")
-    return 0 if failed == 0 else 1
+    return summarize("record and replay")
 
 
 if __name__ == "__main__":

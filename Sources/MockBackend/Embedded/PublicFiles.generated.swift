@@ -9,7 +9,7 @@ extension EmbeddedResources {
     /// Every file under `Public/` but dotfiles, by its path relative to that folder.
     static let publicFiles: [EmbeddedFile] = [
         EmbeddedFile(
-            path: "app.js", etag: "\"1655-ca63ec885814fd54\"",
+            path: "app.js", etag: "\"16e9-f971e4d3904e1f71\"",
             base64: """
                 Ly8gVGhlIGRhc2hib2FyZDogbG9hZHMgZXZlcnkgYWRtaW4gbGlzdCBvbmNlLCB0aGVuIGtlZXBzIGl0IGN1cnJlbnQgZnJvbSB0
                 aGUgbGl2ZSBmZWVkCi8vIChgL19fYWRtaW4vZXZlbnRzYCkgYW5kIGEgbGlnaHQgcG9sbCBmb3Igd2hhdCB0aGUgZmVlZCBkb2Vz
@@ -21,73 +21,75 @@ extension EmbeddedResources {
                 IHJlbmRlckltcG9ydHMsIHJlbmRlcldvcmtmbG93cyB9IGZyb20gIi4vanMvcGFuZWxzL2pvYnMuanMiOwppbXBvcnQgeyBwcmVw
                 ZW5kRmVlZEl0ZW0sIHJlbmRlckpvdXJuYWwgfSBmcm9tICIuL2pzL3BhbmVscy9qb3VybmFsLmpzIjsKaW1wb3J0IHsgcmVuZGVy
                 U2Vzc2lvbnMsIHJlbmRlclVzZXJzIH0gZnJvbSAiLi9qcy9wYW5lbHMvcGxheWVycy5qcyI7CmltcG9ydCB7IHJlbmRlclByb3h5
-                U2Vzc2lvbnMgfSBmcm9tICIuL2pzL3BhbmVscy9wcm94eS5qcyI7CmltcG9ydCB7IHJlbmRlclN0cmVhbXMgfSBmcm9tICIuL2pz
-                L3BhbmVscy9zdHJlYW1zLmpzIjsKCmNvbnN0IEZFRURfTElNSVQgPSAzMDA7CmNvbnN0IFBPTExfTVMgPSAyMDAwOwpjb25zdCBB
-                RlRFUl9FVkVOVF9NUyA9IDE1MDsKCmNvbnN0ICQgPSAoaWQpID0+IGRvY3VtZW50LmdldEVsZW1lbnRCeUlkKGlkKTsKCi8qKiBF
-                YWNoIHBhbmVsOiB3aGVyZSBpdHMgZGF0YSBjb21lcyBmcm9tIGFuZCBob3cgaXQgaXMgZHJhd24uICovCmNvbnN0IFBBTkVMUyA9
-                IFsKICB7IHBhdGg6ICIvX19hZG1pbi9zZXNzaW9ucyIsIHRhcmdldDogInNlc3Npb25zIiwgcmVuZGVyOiByZW5kZXJTZXNzaW9u
-                cyB9LAogIHsgcGF0aDogIi9fX2FkbWluL3Byb3h5L3Nlc3Npb25zIiwgdGFyZ2V0OiAicHJveHktc2Vzc2lvbnMiLCByZW5kZXI6
-                IHJlbmRlclByb3h5U2Vzc2lvbnMgfSwKICB7IHBhdGg6ICIvX19hZG1pbi91c2VycyIsIHRhcmdldDogInVzZXJzIiwgcmVuZGVy
-                OiByZW5kZXJVc2VycyB9LAogIHsgcGF0aDogIi9fX2FkbWluL3N0cmVhbXMiLCB0YXJnZXQ6ICJzdHJlYW1zIiwgcmVuZGVyOiBy
-                ZW5kZXJTdHJlYW1zIH0sCiAgeyBwYXRoOiAiL19fYWRtaW4vaW1wb3J0cyIsIHRhcmdldDogImltcG9ydHMiLCByZW5kZXI6IHJl
-                bmRlckltcG9ydHMgfSwKICB7IHBhdGg6ICIvX19hZG1pbi9nZW5lcmF0aW9ucyIsIHRhcmdldDogImdlbmVyYXRpb25zIiwgcmVu
-                ZGVyOiByZW5kZXJHZW5lcmF0aW9ucyB9LAogIHsgcGF0aDogIi9fX2FkbWluL3dvcmtmbG93cyIsIHRhcmdldDogIndvcmtmbG93
-                cyIsIHJlbmRlcjogcmVuZGVyV29ya2Zsb3dzIH0sCiAgeyBwYXRoOiAiL19fYWRtaW4vZmF1bHRzIiwgdGFyZ2V0OiAiZmF1bHRz
-                IiwgcmVuZGVyOiByZW5kZXJGYXVsdHMgfSwKICB7IHBhdGg6ICIvX19hZG1pbi9yZXF1ZXN0cz9saW1pdD0xMDAiLCB0YXJnZXQ6
-                ICJqb3VybmFsIiwgcmVuZGVyOiByZW5kZXJKb3VybmFsIH0sCl07CgovKiogV2hhdCBlYWNoIHBhbmVsIGxhc3QgZHJldywgc28g
-                YW4gdW5jaGFuZ2VkIHBhbmVsIGlzIGxlZnQgYWxvbmUgKGFuZCBrZWVwcyB3aGF0IGlzIHR5cGVkIGluIGl0KS4gKi8KY29uc3Qg
-                ZHJhd24gPSBuZXcgTWFwKCk7CmxldCByZWZyZXNoaW5nID0gZmFsc2U7CmxldCByZWZyZXNoQWdhaW4gPSBmYWxzZTsKbGV0IHJl
-                ZnJlc2hUaW1lciA9IG51bGw7CmxldCBhdXRob3JpemVkID0gZmFsc2U7CmxldCBmZWVkQ291bnQgPSAwOwoKY29uc3QgY29udGV4
-                dCA9IHsKICAvKiogUnVucyBhbiBhZG1pbiBhY3Rpb24sIHNheXMgaG93IGl0IHdlbnQsIGFuZCByZWZyZXNoZXMuICovCiAgYXN5
-                bmMgYWN0KGxhYmVsLCBhY3Rpb24pIHsKICAgIHRyeSB7CiAgICAgIGF3YWl0IGFjdGlvbigpOwogICAgICBjb250ZXh0LnJlcG9y
-                dChgJHtsYWJlbH06IGRvbmVgKTsKICAgIH0gY2F0Y2ggKGVycm9yKSB7CiAgICAgIGlmIChlcnJvciBpbnN0YW5jZW9mIEFkbWlu
-                VW5hdXRob3JpemVkRXJyb3IpIHJldHVybiBhc2tGb3JUb2tlbihlcnJvci5tZXNzYWdlKTsKICAgICAgY29udGV4dC5yZXBvcnQo
-                YCR7bGFiZWx9IGZhaWxlZDogJHtlcnJvci5tZXNzYWdlfWAsIHRydWUpOwogICAgfQogICAgc2NoZWR1bGVSZWZyZXNoKDApOwog
-                IH0sCiAgcmVwb3J0KHRleHQsIGlzRXJyb3IgPSBmYWxzZSkgewogICAgY29uc3Qgbm90aWNlID0gJCgibm90aWNlIik7CiAgICBu
-                b3RpY2UudGV4dENvbnRlbnQgPSB0ZXh0OwogICAgbm90aWNlLmNsYXNzTGlzdC50b2dnbGUoImVycm9yIiwgaXNFcnJvcik7CiAg
-                fSwKfTsKCmNvbnN0IGZlZWQgPSBuZXcgTGl2ZUZlZWQoewogIG9uRXZlbnQoZXZlbnQpIHsKICAgIGZlZWRDb3VudCArPSAxOwog
-                ICAgJCgiZmVlZC1jb3VudCIpLnRleHRDb250ZW50ID0gU3RyaW5nKGZlZWRDb3VudCk7CiAgICBwcmVwZW5kRmVlZEl0ZW0oJCgi
-                ZmVlZCIpLCBldmVudCwgRkVFRF9MSU1JVCk7CiAgICBzY2hlZHVsZVJlZnJlc2goQUZURVJfRVZFTlRfTVMpOwogIH0sCiAgb25T
-                dGF0ZShzdGF0ZSkgewogICAgY29uc3QgcGlsbCA9ICQoImZlZWQtc3RhdGUiKTsKICAgIHBpbGwuZGF0YXNldC5zdGF0ZSA9IHN0
-                YXRlOwogICAgcGlsbC50ZXh0Q29udGVudCA9IHsgY29ubmVjdGluZzogImNvbm5lY3RpbmfigKYiLCBsaXZlOiAibGl2ZSIsIGRv
-                d246ICJmZWVkIGRvd24iIH1bc3RhdGVdIHx8IHN0YXRlOwogIH0sCiAgYXN5bmMgb25HYXZlVXAoKSB7CiAgICAvLyBBIGNsb3Nl
-                ZCBzb3VyY2UgbWF5IG1lYW4gdGhlIHRva2VuIGlzIG1pc3Npbmcgb3Igd3Jvbmc7IHRoZSBsaXN0cyB0ZWxsLgogICAgYXdhaXQg
-                cmVmcmVzaCgpOwogIH0sCn0pOwoKYXN5bmMgZnVuY3Rpb24gcmVmcmVzaCgpIHsKICBpZiAocmVmcmVzaGluZykgewogICAgcmVm
-                cmVzaEFnYWluID0gdHJ1ZTsKICAgIHJldHVybjsKICB9CiAgcmVmcmVzaGluZyA9IHRydWU7CiAgdHJ5IHsKICAgIGNvbnN0IHJl
-                c3VsdHMgPSBhd2FpdCBQcm9taXNlLmFsbFNldHRsZWQoUEFORUxTLm1hcCgocGFuZWwpID0+IGFkbWluR2V0KHBhbmVsLnBhdGgp
-                KSk7CiAgICBjb25zdCBkZW5pZWQgPSByZXN1bHRzLmZpbmQoKHJlc3VsdCkgPT4gcmVzdWx0LnJlYXNvbiBpbnN0YW5jZW9mIEFk
-                bWluVW5hdXRob3JpemVkRXJyb3IpOwogICAgaWYgKGRlbmllZCkgcmV0dXJuIGFza0ZvclRva2VuKGRlbmllZC5yZWFzb24ubWVz
-                c2FnZSk7CiAgICByZXN1bHRzLmZvckVhY2goKHJlc3VsdCwgaW5kZXgpID0+IHsKICAgICAgY29uc3QgcGFuZWwgPSBQQU5FTFNb
-                aW5kZXhdOwogICAgICBpZiAocmVzdWx0LnN0YXR1cyA9PT0gInJlamVjdGVkIikgewogICAgICAgIGNvbnRleHQucmVwb3J0KGBM
-                b2FkaW5nICR7cGFuZWwucGF0aH0gZmFpbGVkOiAke3Jlc3VsdC5yZWFzb24ubWVzc2FnZX1gLCB0cnVlKTsKICAgICAgICByZXR1
-                cm47CiAgICAgIH0KICAgICAgY29uc3QganNvbiA9IEpTT04uc3RyaW5naWZ5KHJlc3VsdC52YWx1ZSk7CiAgICAgIGlmIChkcmF3
-                bi5nZXQocGFuZWwudGFyZ2V0KSA9PT0ganNvbikgcmV0dXJuOwogICAgICBkcmF3bi5zZXQocGFuZWwudGFyZ2V0LCBqc29uKTsK
-                ICAgICAgcGFuZWwucmVuZGVyKCQocGFuZWwudGFyZ2V0KSwgcmVzdWx0LnZhbHVlLCBjb250ZXh0KTsKICAgIH0pOwogICAgaWYg
-                KCFhdXRob3JpemVkKSBiZWNvbWVBdXRob3JpemVkKCk7CiAgfSBmaW5hbGx5IHsKICAgIHJlZnJlc2hpbmcgPSBmYWxzZTsKICAg
-                IGlmIChyZWZyZXNoQWdhaW4pIHsKICAgICAgcmVmcmVzaEFnYWluID0gZmFsc2U7CiAgICAgIHNjaGVkdWxlUmVmcmVzaCgwKTsK
-                ICAgIH0KICB9Cn0KCmZ1bmN0aW9uIHNjaGVkdWxlUmVmcmVzaChkZWxheSkgewogIGlmIChyZWZyZXNoVGltZXIgIT09IG51bGwp
-                IHJldHVybjsKICByZWZyZXNoVGltZXIgPSBzZXRUaW1lb3V0KCgpID0+IHsKICAgIHJlZnJlc2hUaW1lciA9IG51bGw7CiAgICBy
-                ZWZyZXNoKCk7CiAgfSwgZGVsYXkpOwp9CgpmdW5jdGlvbiBiZWNvbWVBdXRob3JpemVkKCkgewogIGF1dGhvcml6ZWQgPSB0cnVl
-                OwogICQoInRva2VuLXBhbmVsIikuaGlkZGVuID0gdHJ1ZTsKICAkKCJkYXNoYm9hcmQiKS5oaWRkZW4gPSBmYWxzZTsKICBmZWVk
-                LnN0YXJ0KCk7Cn0KCmZ1bmN0aW9uIGFza0ZvclRva2VuKGRldGFpbCkgewogIGF1dGhvcml6ZWQgPSBmYWxzZTsKICBmZWVkLnN0
-                b3AoKTsKICBmZWVkLm9uU3RhdGUoImRvd24iKTsKICAkKCJmZWVkLXN0YXRlIikudGV4dENvbnRlbnQgPSAidG9rZW4gbmVlZGVk
-                IjsKICAkKCJmZWVkLXN0YXRlIikuZGF0YXNldC5zdGF0ZSA9ICJ0b2tlbiI7CiAgJCgiZGFzaGJvYXJkIikuaGlkZGVuID0gdHJ1
-                ZTsKICAkKCJ0b2tlbi1wYW5lbCIpLmhpZGRlbiA9IGZhbHNlOwogICQoInRva2VuLWVycm9yIikudGV4dENvbnRlbnQgPSBhZG1p
-                blRva2VuKCkgPyBgVGhlIHNlcnZlciByZWZ1c2VkIHRoZSB0b2tlbjogJHtkZXRhaWx9YCA6ICIiOwogIGRyYXduLmNsZWFyKCk7
-                CiAgJCgiYWRtaW4tdG9rZW4iKS5mb2N1cygpOwp9CgpmdW5jdGlvbiBzZXRVcFRva2VuRm9ybSgpIHsKICAkKCJ0b2tlbi1mb3Jt
-                IikuYWRkRXZlbnRMaXN0ZW5lcigic3VibWl0IiwgYXN5bmMgKGV2ZW50KSA9PiB7CiAgICBldmVudC5wcmV2ZW50RGVmYXVsdCgp
-                OwogICAgc2V0QWRtaW5Ub2tlbigkKCJhZG1pbi10b2tlbiIpLnZhbHVlLnRyaW0oKSk7CiAgICAkKCJ0b2tlbi1lcnJvciIpLnRl
-                eHRDb250ZW50ID0gIiI7CiAgICBhd2FpdCByZWZyZXNoKCk7CiAgfSk7CiAgJCgiZm9yZ2V0LXRva2VuIikuYWRkRXZlbnRMaXN0
-                ZW5lcigiY2xpY2siLCAoKSA9PiB7CiAgICBzZXRBZG1pblRva2VuKG51bGwpOwogICAgYXNrRm9yVG9rZW4oIiIpOwogIH0pOwp9
-                Cgphc3luYyBmdW5jdGlvbiBzaG93VmVyc2lvbigpIHsKICB0cnkgewogICAgY29uc3QgaGVhbHRoID0gYXdhaXQgYWRtaW5HZXQo
-                Ii9fX2FkbWluL2hlYWx0aCIpOwogICAgJCgidmVyc2lvbiIpLnRleHRDb250ZW50ID0gYHYke2hlYWx0aC52ZXJzaW9ufWA7CiAg
-                fSBjYXRjaCB7CiAgICAvLyBUaGUgdmVyc2lvbiBpcyBkZWNvcmF0aW9uOyB0aGUgcGFuZWxzIHJlcG9ydCByZWFsIGZhaWx1cmVz
-                LgogIH0KfQoKZnVuY3Rpb24gc3RhcnQoKSB7CiAgc2V0VXBUb2tlbkZvcm0oKTsKICBzZXRVcEZhdWx0Rm9ybSgkKCJmYXVsdC1m
-                b3JtIiksIGNvbnRleHQpOwogICQoInNob3ctcmVxdWVzdHMiKS5hZGRFdmVudExpc3RlbmVyKCJjaGFuZ2UiLCAoZXZlbnQpID0+
-                IHsKICAgICQoImZlZWQiKS5jbGFzc0xpc3QudG9nZ2xlKCJoaWRlLXJlcXVlc3RzIiwgIWV2ZW50LnRhcmdldC5jaGVja2VkKTsK
-                ICB9KTsKICBzaG93VmVyc2lvbigpOwogIHJlZnJlc2goKTsKICBzZXRJbnRlcnZhbCgoKSA9PiB7CiAgICBpZiAoYXV0aG9yaXpl
-                ZCAmJiBkb2N1bWVudC52aXNpYmlsaXR5U3RhdGUgPT09ICJ2aXNpYmxlIikgc2NoZWR1bGVSZWZyZXNoKDApOwogIH0sIFBPTExf
-                TVMpOwp9CgpzdGFydCgpOwo=
+                U2Vzc2lvbnMgfSBmcm9tICIuL2pzL3BhbmVscy9wcm94eS5qcyI7CmltcG9ydCB7IHJlbmRlclJlY29yZGluZyB9IGZyb20gIi4v
+                anMvcGFuZWxzL3JlY29yZGluZy5qcyI7CmltcG9ydCB7IHJlbmRlclN0cmVhbXMgfSBmcm9tICIuL2pzL3BhbmVscy9zdHJlYW1z
+                LmpzIjsKCmNvbnN0IEZFRURfTElNSVQgPSAzMDA7CmNvbnN0IFBPTExfTVMgPSAyMDAwOwpjb25zdCBBRlRFUl9FVkVOVF9NUyA9
+                IDE1MDsKCmNvbnN0ICQgPSAoaWQpID0+IGRvY3VtZW50LmdldEVsZW1lbnRCeUlkKGlkKTsKCi8qKiBFYWNoIHBhbmVsOiB3aGVy
+                ZSBpdHMgZGF0YSBjb21lcyBmcm9tIGFuZCBob3cgaXQgaXMgZHJhd24uICovCmNvbnN0IFBBTkVMUyA9IFsKICB7IHBhdGg6ICIv
+                X19hZG1pbi9zZXNzaW9ucyIsIHRhcmdldDogInNlc3Npb25zIiwgcmVuZGVyOiByZW5kZXJTZXNzaW9ucyB9LAogIHsgcGF0aDog
+                Ii9fX2FkbWluL3Byb3h5L3Nlc3Npb25zIiwgdGFyZ2V0OiAicHJveHktc2Vzc2lvbnMiLCByZW5kZXI6IHJlbmRlclByb3h5U2Vz
+                c2lvbnMgfSwKICB7IHBhdGg6ICIvX19hZG1pbi9yZWNvcmRpbmdzL3N0YXR1cyIsIHRhcmdldDogInJlY29yZGluZyIsIHJlbmRl
+                cjogcmVuZGVyUmVjb3JkaW5nIH0sCiAgeyBwYXRoOiAiL19fYWRtaW4vdXNlcnMiLCB0YXJnZXQ6ICJ1c2VycyIsIHJlbmRlcjog
+                cmVuZGVyVXNlcnMgfSwKICB7IHBhdGg6ICIvX19hZG1pbi9zdHJlYW1zIiwgdGFyZ2V0OiAic3RyZWFtcyIsIHJlbmRlcjogcmVu
+                ZGVyU3RyZWFtcyB9LAogIHsgcGF0aDogIi9fX2FkbWluL2ltcG9ydHMiLCB0YXJnZXQ6ICJpbXBvcnRzIiwgcmVuZGVyOiByZW5k
+                ZXJJbXBvcnRzIH0sCiAgeyBwYXRoOiAiL19fYWRtaW4vZ2VuZXJhdGlvbnMiLCB0YXJnZXQ6ICJnZW5lcmF0aW9ucyIsIHJlbmRl
+                cjogcmVuZGVyR2VuZXJhdGlvbnMgfSwKICB7IHBhdGg6ICIvX19hZG1pbi93b3JrZmxvd3MiLCB0YXJnZXQ6ICJ3b3JrZmxvd3Mi
+                LCByZW5kZXI6IHJlbmRlcldvcmtmbG93cyB9LAogIHsgcGF0aDogIi9fX2FkbWluL2ZhdWx0cyIsIHRhcmdldDogImZhdWx0cyIs
+                IHJlbmRlcjogcmVuZGVyRmF1bHRzIH0sCiAgeyBwYXRoOiAiL19fYWRtaW4vcmVxdWVzdHM/bGltaXQ9MTAwIiwgdGFyZ2V0OiAi
+                am91cm5hbCIsIHJlbmRlcjogcmVuZGVySm91cm5hbCB9LApdOwoKLyoqIFdoYXQgZWFjaCBwYW5lbCBsYXN0IGRyZXcsIHNvIGFu
+                IHVuY2hhbmdlZCBwYW5lbCBpcyBsZWZ0IGFsb25lIChhbmQga2VlcHMgd2hhdCBpcyB0eXBlZCBpbiBpdCkuICovCmNvbnN0IGRy
+                YXduID0gbmV3IE1hcCgpOwpsZXQgcmVmcmVzaGluZyA9IGZhbHNlOwpsZXQgcmVmcmVzaEFnYWluID0gZmFsc2U7CmxldCByZWZy
+                ZXNoVGltZXIgPSBudWxsOwpsZXQgYXV0aG9yaXplZCA9IGZhbHNlOwpsZXQgZmVlZENvdW50ID0gMDsKCmNvbnN0IGNvbnRleHQg
+                PSB7CiAgLyoqIFJ1bnMgYW4gYWRtaW4gYWN0aW9uLCBzYXlzIGhvdyBpdCB3ZW50LCBhbmQgcmVmcmVzaGVzLiAqLwogIGFzeW5j
+                IGFjdChsYWJlbCwgYWN0aW9uKSB7CiAgICB0cnkgewogICAgICBhd2FpdCBhY3Rpb24oKTsKICAgICAgY29udGV4dC5yZXBvcnQo
+                YCR7bGFiZWx9OiBkb25lYCk7CiAgICB9IGNhdGNoIChlcnJvcikgewogICAgICBpZiAoZXJyb3IgaW5zdGFuY2VvZiBBZG1pblVu
+                YXV0aG9yaXplZEVycm9yKSByZXR1cm4gYXNrRm9yVG9rZW4oZXJyb3IubWVzc2FnZSk7CiAgICAgIGNvbnRleHQucmVwb3J0KGAk
+                e2xhYmVsfSBmYWlsZWQ6ICR7ZXJyb3IubWVzc2FnZX1gLCB0cnVlKTsKICAgIH0KICAgIHNjaGVkdWxlUmVmcmVzaCgwKTsKICB9
+                LAogIHJlcG9ydCh0ZXh0LCBpc0Vycm9yID0gZmFsc2UpIHsKICAgIGNvbnN0IG5vdGljZSA9ICQoIm5vdGljZSIpOwogICAgbm90
+                aWNlLnRleHRDb250ZW50ID0gdGV4dDsKICAgIG5vdGljZS5jbGFzc0xpc3QudG9nZ2xlKCJlcnJvciIsIGlzRXJyb3IpOwogIH0s
+                Cn07Cgpjb25zdCBmZWVkID0gbmV3IExpdmVGZWVkKHsKICBvbkV2ZW50KGV2ZW50KSB7CiAgICBmZWVkQ291bnQgKz0gMTsKICAg
+                ICQoImZlZWQtY291bnQiKS50ZXh0Q29udGVudCA9IFN0cmluZyhmZWVkQ291bnQpOwogICAgcHJlcGVuZEZlZWRJdGVtKCQoImZl
+                ZWQiKSwgZXZlbnQsIEZFRURfTElNSVQpOwogICAgc2NoZWR1bGVSZWZyZXNoKEFGVEVSX0VWRU5UX01TKTsKICB9LAogIG9uU3Rh
+                dGUoc3RhdGUpIHsKICAgIGNvbnN0IHBpbGwgPSAkKCJmZWVkLXN0YXRlIik7CiAgICBwaWxsLmRhdGFzZXQuc3RhdGUgPSBzdGF0
+                ZTsKICAgIHBpbGwudGV4dENvbnRlbnQgPSB7IGNvbm5lY3Rpbmc6ICJjb25uZWN0aW5n4oCmIiwgbGl2ZTogImxpdmUiLCBkb3du
+                OiAiZmVlZCBkb3duIiB9W3N0YXRlXSB8fCBzdGF0ZTsKICB9LAogIGFzeW5jIG9uR2F2ZVVwKCkgewogICAgLy8gQSBjbG9zZWQg
+                c291cmNlIG1heSBtZWFuIHRoZSB0b2tlbiBpcyBtaXNzaW5nIG9yIHdyb25nOyB0aGUgbGlzdHMgdGVsbC4KICAgIGF3YWl0IHJl
+                ZnJlc2goKTsKICB9LAp9KTsKCmFzeW5jIGZ1bmN0aW9uIHJlZnJlc2goKSB7CiAgaWYgKHJlZnJlc2hpbmcpIHsKICAgIHJlZnJl
+                c2hBZ2FpbiA9IHRydWU7CiAgICByZXR1cm47CiAgfQogIHJlZnJlc2hpbmcgPSB0cnVlOwogIHRyeSB7CiAgICBjb25zdCByZXN1
+                bHRzID0gYXdhaXQgUHJvbWlzZS5hbGxTZXR0bGVkKFBBTkVMUy5tYXAoKHBhbmVsKSA9PiBhZG1pbkdldChwYW5lbC5wYXRoKSkp
+                OwogICAgY29uc3QgZGVuaWVkID0gcmVzdWx0cy5maW5kKChyZXN1bHQpID0+IHJlc3VsdC5yZWFzb24gaW5zdGFuY2VvZiBBZG1p
+                blVuYXV0aG9yaXplZEVycm9yKTsKICAgIGlmIChkZW5pZWQpIHJldHVybiBhc2tGb3JUb2tlbihkZW5pZWQucmVhc29uLm1lc3Nh
+                Z2UpOwogICAgcmVzdWx0cy5mb3JFYWNoKChyZXN1bHQsIGluZGV4KSA9PiB7CiAgICAgIGNvbnN0IHBhbmVsID0gUEFORUxTW2lu
+                ZGV4XTsKICAgICAgaWYgKHJlc3VsdC5zdGF0dXMgPT09ICJyZWplY3RlZCIpIHsKICAgICAgICBjb250ZXh0LnJlcG9ydChgTG9h
+                ZGluZyAke3BhbmVsLnBhdGh9IGZhaWxlZDogJHtyZXN1bHQucmVhc29uLm1lc3NhZ2V9YCwgdHJ1ZSk7CiAgICAgICAgcmV0dXJu
+                OwogICAgICB9CiAgICAgIGNvbnN0IGpzb24gPSBKU09OLnN0cmluZ2lmeShyZXN1bHQudmFsdWUpOwogICAgICBpZiAoZHJhd24u
+                Z2V0KHBhbmVsLnRhcmdldCkgPT09IGpzb24pIHJldHVybjsKICAgICAgZHJhd24uc2V0KHBhbmVsLnRhcmdldCwganNvbik7CiAg
+                ICAgIHBhbmVsLnJlbmRlcigkKHBhbmVsLnRhcmdldCksIHJlc3VsdC52YWx1ZSwgY29udGV4dCk7CiAgICB9KTsKICAgIGlmICgh
+                YXV0aG9yaXplZCkgYmVjb21lQXV0aG9yaXplZCgpOwogIH0gZmluYWxseSB7CiAgICByZWZyZXNoaW5nID0gZmFsc2U7CiAgICBp
+                ZiAocmVmcmVzaEFnYWluKSB7CiAgICAgIHJlZnJlc2hBZ2FpbiA9IGZhbHNlOwogICAgICBzY2hlZHVsZVJlZnJlc2goMCk7CiAg
+                ICB9CiAgfQp9CgpmdW5jdGlvbiBzY2hlZHVsZVJlZnJlc2goZGVsYXkpIHsKICBpZiAocmVmcmVzaFRpbWVyICE9PSBudWxsKSBy
+                ZXR1cm47CiAgcmVmcmVzaFRpbWVyID0gc2V0VGltZW91dCgoKSA9PiB7CiAgICByZWZyZXNoVGltZXIgPSBudWxsOwogICAgcmVm
+                cmVzaCgpOwogIH0sIGRlbGF5KTsKfQoKZnVuY3Rpb24gYmVjb21lQXV0aG9yaXplZCgpIHsKICBhdXRob3JpemVkID0gdHJ1ZTsK
+                ICAkKCJ0b2tlbi1wYW5lbCIpLmhpZGRlbiA9IHRydWU7CiAgJCgiZGFzaGJvYXJkIikuaGlkZGVuID0gZmFsc2U7CiAgZmVlZC5z
+                dGFydCgpOwp9CgpmdW5jdGlvbiBhc2tGb3JUb2tlbihkZXRhaWwpIHsKICBhdXRob3JpemVkID0gZmFsc2U7CiAgZmVlZC5zdG9w
+                KCk7CiAgZmVlZC5vblN0YXRlKCJkb3duIik7CiAgJCgiZmVlZC1zdGF0ZSIpLnRleHRDb250ZW50ID0gInRva2VuIG5lZWRlZCI7
+                CiAgJCgiZmVlZC1zdGF0ZSIpLmRhdGFzZXQuc3RhdGUgPSAidG9rZW4iOwogICQoImRhc2hib2FyZCIpLmhpZGRlbiA9IHRydWU7
+                CiAgJCgidG9rZW4tcGFuZWwiKS5oaWRkZW4gPSBmYWxzZTsKICAkKCJ0b2tlbi1lcnJvciIpLnRleHRDb250ZW50ID0gYWRtaW5U
+                b2tlbigpID8gYFRoZSBzZXJ2ZXIgcmVmdXNlZCB0aGUgdG9rZW46ICR7ZGV0YWlsfWAgOiAiIjsKICBkcmF3bi5jbGVhcigpOwog
+                ICQoImFkbWluLXRva2VuIikuZm9jdXMoKTsKfQoKZnVuY3Rpb24gc2V0VXBUb2tlbkZvcm0oKSB7CiAgJCgidG9rZW4tZm9ybSIp
+                LmFkZEV2ZW50TGlzdGVuZXIoInN1Ym1pdCIsIGFzeW5jIChldmVudCkgPT4gewogICAgZXZlbnQucHJldmVudERlZmF1bHQoKTsK
+                ICAgIHNldEFkbWluVG9rZW4oJCgiYWRtaW4tdG9rZW4iKS52YWx1ZS50cmltKCkpOwogICAgJCgidG9rZW4tZXJyb3IiKS50ZXh0
+                Q29udGVudCA9ICIiOwogICAgYXdhaXQgcmVmcmVzaCgpOwogIH0pOwogICQoImZvcmdldC10b2tlbiIpLmFkZEV2ZW50TGlzdGVu
+                ZXIoImNsaWNrIiwgKCkgPT4gewogICAgc2V0QWRtaW5Ub2tlbihudWxsKTsKICAgIGFza0ZvclRva2VuKCIiKTsKICB9KTsKfQoK
+                YXN5bmMgZnVuY3Rpb24gc2hvd1ZlcnNpb24oKSB7CiAgdHJ5IHsKICAgIGNvbnN0IGhlYWx0aCA9IGF3YWl0IGFkbWluR2V0KCIv
+                X19hZG1pbi9oZWFsdGgiKTsKICAgICQoInZlcnNpb24iKS50ZXh0Q29udGVudCA9IGB2JHtoZWFsdGgudmVyc2lvbn1gOwogIH0g
+                Y2F0Y2ggewogICAgLy8gVGhlIHZlcnNpb24gaXMgZGVjb3JhdGlvbjsgdGhlIHBhbmVscyByZXBvcnQgcmVhbCBmYWlsdXJlcy4K
+                ICB9Cn0KCmZ1bmN0aW9uIHN0YXJ0KCkgewogIHNldFVwVG9rZW5Gb3JtKCk7CiAgc2V0VXBGYXVsdEZvcm0oJCgiZmF1bHQtZm9y
+                bSIpLCBjb250ZXh0KTsKICAkKCJzaG93LXJlcXVlc3RzIikuYWRkRXZlbnRMaXN0ZW5lcigiY2hhbmdlIiwgKGV2ZW50KSA9PiB7
+                CiAgICAkKCJmZWVkIikuY2xhc3NMaXN0LnRvZ2dsZSgiaGlkZS1yZXF1ZXN0cyIsICFldmVudC50YXJnZXQuY2hlY2tlZCk7CiAg
+                fSk7CiAgc2hvd1ZlcnNpb24oKTsKICByZWZyZXNoKCk7CiAgc2V0SW50ZXJ2YWwoKCkgPT4gewogICAgaWYgKGF1dGhvcml6ZWQg
+                JiYgZG9jdW1lbnQudmlzaWJpbGl0eVN0YXRlID09PSAidmlzaWJsZSIpIHNjaGVkdWxlUmVmcmVzaCgwKTsKICB9LCBQT0xMX01T
+                KTsKfQoKc3RhcnQoKTsK
                 """),
         EmbeddedFile(
             path: "favicon.png", etag: "\"d1-e8ccce9761fc6263\"",
@@ -97,7 +99,7 @@ extension EmbeddedResources {
                 AClJWH4NUx+i8qdY+jNK+47LCxKJkkyiKJUoyyUaE4nWTKI5XT0e9YAu8EfWA5wAAAAASUVORK5CYII=
                 """),
         EmbeddedFile(
-            path: "index.html", etag: "\"d1b-63d00de347471210\"",
+            path: "index.html", etag: "\"d9d-8d7276771514cbb9\"",
             base64: """
                 PCFkb2N0eXBlIGh0bWw+CjxodG1sIGxhbmc9ImVuIj4KPGhlYWQ+CiAgPG1ldGEgY2hhcnNldD0idXRmLTgiPgogIDxtZXRhIG5h
                 bWU9InZpZXdwb3J0IiBjb250ZW50PSJ3aWR0aD1kZXZpY2Utd2lkdGgsIGluaXRpYWwtc2NhbGU9MSI+CiAgPHRpdGxlPm1vY2ti
@@ -119,34 +121,36 @@ extension EmbeddedResources {
                 ImNhcmQiIGlkPSJzZXNzaW9ucy1wYW5lbCI+CiAgICAgICAgPGgyPlNlc3Npb25zPC9oMj4KICAgICAgICA8ZGl2IGlkPSJzZXNz
                 aW9ucyI+PC9kaXY+CiAgICAgIDwvc2VjdGlvbj4KCiAgICAgIDxzZWN0aW9uIGNsYXNzPSJjYXJkIiBpZD0icHJveHktc2Vzc2lv
                 bnMtcGFuZWwiPgogICAgICAgIDxoMj5Qcm94eSBzZXNzaW9uIHRva2VuczwvaDI+CiAgICAgICAgPGRpdiBpZD0icHJveHktc2Vz
-                c2lvbnMiPjwvZGl2PgogICAgICA8L3NlY3Rpb24+CgogICAgICA8c2VjdGlvbiBjbGFzcz0iY2FyZCIgaWQ9InVzZXJzLXBhbmVs
-                Ij4KICAgICAgICA8aDI+VXNlcnMgYW5kIGJhbGFuY2VzPC9oMj4KICAgICAgICA8ZGl2IGlkPSJ1c2VycyI+PC9kaXY+CiAgICAg
-                IDwvc2VjdGlvbj4KCiAgICAgIDxzZWN0aW9uIGNsYXNzPSJjYXJkIiBpZD0iam9icy1wYW5lbCI+CiAgICAgICAgPGgyPkpvYnM8
-                L2gyPgogICAgICAgIDxoMz5DU1YgaW1wb3J0czwvaDM+CiAgICAgICAgPGRpdiBpZD0iaW1wb3J0cyI+PC9kaXY+CiAgICAgICAg
-                PGgzPkdlbmVyYXRpb25zPC9oMz4KICAgICAgICA8ZGl2IGlkPSJnZW5lcmF0aW9ucyI+PC9kaXY+CiAgICAgIDwvc2VjdGlvbj4K
-                CiAgICAgIDxzZWN0aW9uIGNsYXNzPSJjYXJkIiBpZD0ic3RyZWFtcy1wYW5lbCI+CiAgICAgICAgPGgyPlN0cmVhbXM8L2gyPgog
-                ICAgICAgIDxkaXYgaWQ9InN0cmVhbXMiPjwvZGl2PgogICAgICA8L3NlY3Rpb24+CgogICAgICA8c2VjdGlvbiBjbGFzcz0iY2Fy
-                ZCIgaWQ9IndvcmtmbG93cy1wYW5lbCI+CiAgICAgICAgPGgyPldvcmtmbG93czwvaDI+CiAgICAgICAgPGRpdiBpZD0id29ya2Zs
-                b3dzIj48L2Rpdj4KICAgICAgPC9zZWN0aW9uPgoKICAgICAgPHNlY3Rpb24gY2xhc3M9ImNhcmQiIGlkPSJmYXVsdHMtcGFuZWwi
-                PgogICAgICAgIDxoMj5GYXVsdHM8L2gyPgogICAgICAgIDxkaXYgaWQ9ImZhdWx0cyI+PC9kaXY+CiAgICAgICAgPGZvcm0gaWQ9
-                ImZhdWx0LWZvcm0iIGNsYXNzPSJpbmxpbmUtZm9ybSI+CiAgICAgICAgICA8bGFiZWw+TWV0aG9kIDxpbnB1dCBuYW1lPSJtZXRo
-                b2QiIHNpemU9IjYiIHBsYWNlaG9sZGVyPSJhbnkiPjwvbGFiZWw+CiAgICAgICAgICA8bGFiZWw+UGF0aCA8aW5wdXQgbmFtZT0i
-                cGF0aCIgc2l6ZT0iMjQiIHBsYWNlaG9sZGVyPSIvYXBpL3YyL2ltcG9ydHMvKi9zdHJlYW0iPjwvbGFiZWw+CiAgICAgICAgICA8
-                bGFiZWw+S2luZCA8c2VsZWN0IG5hbWU9ImtpbmQiPjwvc2VsZWN0PjwvbGFiZWw+CiAgICAgICAgICA8bGFiZWw+T3B0aW9ucyA8
-                aW5wdXQgbmFtZT0ib3B0aW9ucyIgc2l6ZT0iMjgiIGNsYXNzPSJtb25vIj48L2xhYmVsPgogICAgICAgICAgPGxhYmVsPlRpbWVz
-                IDxpbnB1dCBuYW1lPSJ0aW1lcyIgdHlwZT0ibnVtYmVyIiBtaW49IjEiIHNpemU9IjQiIHBsYWNlaG9sZGVyPSLiiJ4iPjwvbGFi
-                ZWw+CiAgICAgICAgICA8YnV0dG9uIHR5cGU9InN1Ym1pdCI+QWRkIGZhdWx0PC9idXR0b24+CiAgICAgICAgPC9mb3JtPgogICAg
-                ICA8L3NlY3Rpb24+CgogICAgICA8c2VjdGlvbiBjbGFzcz0iY2FyZCIgaWQ9ImpvdXJuYWwtcGFuZWwiPgogICAgICAgIDxoMj5S
-                ZXF1ZXN0IGpvdXJuYWw8L2gyPgogICAgICAgIDxkaXYgaWQ9ImpvdXJuYWwiPjwvZGl2PgogICAgICA8L3NlY3Rpb24+CgogICAg
-                ICA8cCBjbGFzcz0ibXV0ZWQgZm9vdG5vdGUiPgogICAgICAgIFRva2VuOiA8YnV0dG9uIHR5cGU9ImJ1dHRvbiIgaWQ9ImZvcmdl
-                dC10b2tlbiIgY2xhc3M9ImxpbmsiPmZvcmdldCBpdCBvbiB0aGlzIHRhYjwvYnV0dG9uPgogICAgICA8L3A+CiAgICA8L2Rpdj4K
-                CiAgICA8YXNpZGUgY2xhc3M9ImNhcmQgZmVlZC1wYW5lbCI+CiAgICAgIDxoMj5MaXZlIGZlZWQgPHNwYW4gaWQ9ImZlZWQtY291
-                bnQiIGNsYXNzPSJtdXRlZCI+MDwvc3Bhbj48L2gyPgogICAgICA8bGFiZWwgY2xhc3M9Im11dGVkIj48aW5wdXQgdHlwZT0iY2hl
-                Y2tib3giIGlkPSJzaG93LXJlcXVlc3RzIiBjaGVja2VkPiByZXF1ZXN0czwvbGFiZWw+CiAgICAgIDxvbCBpZD0iZmVlZCIgY2xh
-                c3M9ImZlZWQiPjwvb2w+CiAgICA8L2FzaWRlPgogIDwvbWFpbj4KPC9ib2R5Pgo8L2h0bWw+Cg==
+                c2lvbnMiPjwvZGl2PgogICAgICA8L3NlY3Rpb24+CgogICAgICA8c2VjdGlvbiBjbGFzcz0iY2FyZCIgaWQ9InJlY29yZGluZy1w
+                YW5lbCI+CiAgICAgICAgPGgyPlJlY29yZGluZzwvaDI+CiAgICAgICAgPGRpdiBpZD0icmVjb3JkaW5nIj48L2Rpdj4KICAgICAg
+                PC9zZWN0aW9uPgoKICAgICAgPHNlY3Rpb24gY2xhc3M9ImNhcmQiIGlkPSJ1c2Vycy1wYW5lbCI+CiAgICAgICAgPGgyPlVzZXJz
+                IGFuZCBiYWxhbmNlczwvaDI+CiAgICAgICAgPGRpdiBpZD0idXNlcnMiPjwvZGl2PgogICAgICA8L3NlY3Rpb24+CgogICAgICA8
+                c2VjdGlvbiBjbGFzcz0iY2FyZCIgaWQ9ImpvYnMtcGFuZWwiPgogICAgICAgIDxoMj5Kb2JzPC9oMj4KICAgICAgICA8aDM+Q1NW
+                IGltcG9ydHM8L2gzPgogICAgICAgIDxkaXYgaWQ9ImltcG9ydHMiPjwvZGl2PgogICAgICAgIDxoMz5HZW5lcmF0aW9uczwvaDM+
+                CiAgICAgICAgPGRpdiBpZD0iZ2VuZXJhdGlvbnMiPjwvZGl2PgogICAgICA8L3NlY3Rpb24+CgogICAgICA8c2VjdGlvbiBjbGFz
+                cz0iY2FyZCIgaWQ9InN0cmVhbXMtcGFuZWwiPgogICAgICAgIDxoMj5TdHJlYW1zPC9oMj4KICAgICAgICA8ZGl2IGlkPSJzdHJl
+                YW1zIj48L2Rpdj4KICAgICAgPC9zZWN0aW9uPgoKICAgICAgPHNlY3Rpb24gY2xhc3M9ImNhcmQiIGlkPSJ3b3JrZmxvd3MtcGFu
+                ZWwiPgogICAgICAgIDxoMj5Xb3JrZmxvd3M8L2gyPgogICAgICAgIDxkaXYgaWQ9IndvcmtmbG93cyI+PC9kaXY+CiAgICAgIDwv
+                c2VjdGlvbj4KCiAgICAgIDxzZWN0aW9uIGNsYXNzPSJjYXJkIiBpZD0iZmF1bHRzLXBhbmVsIj4KICAgICAgICA8aDI+RmF1bHRz
+                PC9oMj4KICAgICAgICA8ZGl2IGlkPSJmYXVsdHMiPjwvZGl2PgogICAgICAgIDxmb3JtIGlkPSJmYXVsdC1mb3JtIiBjbGFzcz0i
+                aW5saW5lLWZvcm0iPgogICAgICAgICAgPGxhYmVsPk1ldGhvZCA8aW5wdXQgbmFtZT0ibWV0aG9kIiBzaXplPSI2IiBwbGFjZWhv
+                bGRlcj0iYW55Ij48L2xhYmVsPgogICAgICAgICAgPGxhYmVsPlBhdGggPGlucHV0IG5hbWU9InBhdGgiIHNpemU9IjI0IiBwbGFj
+                ZWhvbGRlcj0iL2FwaS92Mi9pbXBvcnRzLyovc3RyZWFtIj48L2xhYmVsPgogICAgICAgICAgPGxhYmVsPktpbmQgPHNlbGVjdCBu
+                YW1lPSJraW5kIj48L3NlbGVjdD48L2xhYmVsPgogICAgICAgICAgPGxhYmVsPk9wdGlvbnMgPGlucHV0IG5hbWU9Im9wdGlvbnMi
+                IHNpemU9IjI4IiBjbGFzcz0ibW9ubyI+PC9sYWJlbD4KICAgICAgICAgIDxsYWJlbD5UaW1lcyA8aW5wdXQgbmFtZT0idGltZXMi
+                IHR5cGU9Im51bWJlciIgbWluPSIxIiBzaXplPSI0IiBwbGFjZWhvbGRlcj0i4oieIj48L2xhYmVsPgogICAgICAgICAgPGJ1dHRv
+                biB0eXBlPSJzdWJtaXQiPkFkZCBmYXVsdDwvYnV0dG9uPgogICAgICAgIDwvZm9ybT4KICAgICAgPC9zZWN0aW9uPgoKICAgICAg
+                PHNlY3Rpb24gY2xhc3M9ImNhcmQiIGlkPSJqb3VybmFsLXBhbmVsIj4KICAgICAgICA8aDI+UmVxdWVzdCBqb3VybmFsPC9oMj4K
+                ICAgICAgICA8ZGl2IGlkPSJqb3VybmFsIj48L2Rpdj4KICAgICAgPC9zZWN0aW9uPgoKICAgICAgPHAgY2xhc3M9Im11dGVkIGZv
+                b3Rub3RlIj4KICAgICAgICBUb2tlbjogPGJ1dHRvbiB0eXBlPSJidXR0b24iIGlkPSJmb3JnZXQtdG9rZW4iIGNsYXNzPSJsaW5r
+                Ij5mb3JnZXQgaXQgb24gdGhpcyB0YWI8L2J1dHRvbj4KICAgICAgPC9wPgogICAgPC9kaXY+CgogICAgPGFzaWRlIGNsYXNzPSJj
+                YXJkIGZlZWQtcGFuZWwiPgogICAgICA8aDI+TGl2ZSBmZWVkIDxzcGFuIGlkPSJmZWVkLWNvdW50IiBjbGFzcz0ibXV0ZWQiPjA8
+                L3NwYW4+PC9oMj4KICAgICAgPGxhYmVsIGNsYXNzPSJtdXRlZCI+PGlucHV0IHR5cGU9ImNoZWNrYm94IiBpZD0ic2hvdy1yZXF1
+                ZXN0cyIgY2hlY2tlZD4gcmVxdWVzdHM8L2xhYmVsPgogICAgICA8b2wgaWQ9ImZlZWQiIGNsYXNzPSJmZWVkIj48L29sPgogICAg
+                PC9hc2lkZT4KICA8L21haW4+CjwvYm9keT4KPC9odG1sPgo=
                 """),
         EmbeddedFile(
-            path: "js/admin-api.js", etag: "\"b3d-3ba543bc1d341590\"",
+            path: "js/admin-api.js", etag: "\"e9e-c7bb4a5172ce515b\"",
             base64: """
                 Ly8gVGhlIGFkbWluIEFQSSBhcyB0aGUgZGFzaGJvYXJkIHVzZXMgaXQ6IEpTT04gaW4gYW5kIG91dCwgYW5kIHRoZSBhZG1pbiB0
                 b2tlbiB3aGVuIHRoZQovLyBzZXJ2ZXIgd2FzIHN0YXJ0ZWQgd2l0aCAtLWFkbWluLXRva2VuLiBSb3V0ZXMgdGFrZSB0aGUgdG9r
@@ -181,12 +185,23 @@ extension EmbeddedResources {
                 dGF0dXMgPT09IDQwMSkgdGhyb3cgbmV3IEFkbWluVW5hdXRob3JpemVkRXJyb3IoYXdhaXQgcHJvYmxlbURldGFpbChyZXNwb25z
                 ZSkpOwogIGlmICghcmVzcG9uc2Uub2spIHRocm93IG5ldyBBZG1pblJlcXVlc3RFcnJvcihyZXNwb25zZS5zdGF0dXMsIGF3YWl0
                 IHByb2JsZW1EZXRhaWwocmVzcG9uc2UpKTsKICBjb25zdCB0ZXh0ID0gYXdhaXQgcmVzcG9uc2UudGV4dCgpOwogIHJldHVybiB0
-                ZXh0ID8gSlNPTi5wYXJzZSh0ZXh0KSA6IG51bGw7Cn0KCmV4cG9ydCBjb25zdCBhZG1pbkdldCA9IChwYXRoKSA9PiBhZG1pblJl
-                cXVlc3QoIkdFVCIsIHBhdGgpOwpleHBvcnQgY29uc3QgYWRtaW5Qb3N0ID0gKHBhdGgsIGJvZHkpID0+IGFkbWluUmVxdWVzdCgi
-                UE9TVCIsIHBhdGgsIGJvZHkgPz8ge30pOwpleHBvcnQgY29uc3QgYWRtaW5EZWxldGUgPSAocGF0aCkgPT4gYWRtaW5SZXF1ZXN0
-                KCJERUxFVEUiLCBwYXRoKTsKCi8qKiBBIHBhdGggc2VnbWVudCwgcGVyY2VudC1lbmNvZGVkIChpZHMgY29tZSBmcm9tIHRoZSBz
-                ZXJ2ZXIgYW5kIG1heSBob2xkIGFueXRoaW5nKS4gKi8KZXhwb3J0IGNvbnN0IHNlZ21lbnQgPSAodmFsdWUpID0+IGVuY29kZVVS
-                SUNvbXBvbmVudChTdHJpbmcodmFsdWUpKTsK
+                ZXh0ID8gSlNPTi5wYXJzZSh0ZXh0KSA6IG51bGw7Cn0KCi8qKgogKiBEb3dubG9hZHMgYW4gYWRtaW4gcmVzb3VyY2UgYXMgYSBm
+                aWxlIG5hbWVkIGBmaWxlbmFtZWA6IGZldGNoZWQgd2l0aCB0aGUgYWRtaW4gdG9rZW4gKGEKICogcGxhaW4gbGluayBjb3VsZCBu
+                b3Qgc2VuZCBpdCksIHRoZW4gc2F2ZWQgdGhyb3VnaCBhIGxpbmsgdG8gdGhlIGJsb2IuCiAqLwpleHBvcnQgYXN5bmMgZnVuY3Rp
+                b24gYWRtaW5Eb3dubG9hZChwYXRoLCBmaWxlbmFtZSkgewogIGNvbnN0IGhlYWRlcnMgPSB7fTsKICBjb25zdCB0b2tlbiA9IGFk
+                bWluVG9rZW4oKTsKICBpZiAodG9rZW4pIGhlYWRlcnMuQXV0aG9yaXphdGlvbiA9IGBCZWFyZXIgJHt0b2tlbn1gOwogIGNvbnN0
+                IHJlc3BvbnNlID0gYXdhaXQgZmV0Y2gocGF0aCwgeyBoZWFkZXJzLCBjYWNoZTogIm5vLXN0b3JlIiB9KTsKICBpZiAocmVzcG9u
+                c2Uuc3RhdHVzID09PSA0MDEpIHRocm93IG5ldyBBZG1pblVuYXV0aG9yaXplZEVycm9yKGF3YWl0IHByb2JsZW1EZXRhaWwocmVz
+                cG9uc2UpKTsKICBpZiAoIXJlc3BvbnNlLm9rKSB0aHJvdyBuZXcgQWRtaW5SZXF1ZXN0RXJyb3IocmVzcG9uc2Uuc3RhdHVzLCBh
+                d2FpdCBwcm9ibGVtRGV0YWlsKHJlc3BvbnNlKSk7CiAgY29uc3QgdXJsID0gVVJMLmNyZWF0ZU9iamVjdFVSTChhd2FpdCByZXNw
+                b25zZS5ibG9iKCkpOwogIGNvbnN0IGxpbmsgPSBkb2N1bWVudC5jcmVhdGVFbGVtZW50KCJhIik7CiAgbGluay5ocmVmID0gdXJs
+                OwogIGxpbmsuZG93bmxvYWQgPSBmaWxlbmFtZTsKICBkb2N1bWVudC5ib2R5LmFwcGVuZChsaW5rKTsKICBsaW5rLmNsaWNrKCk7
+                CiAgbGluay5yZW1vdmUoKTsKICBzZXRUaW1lb3V0KCgpID0+IFVSTC5yZXZva2VPYmplY3RVUkwodXJsKSwgNjAwMDApOwp9Cgpl
+                eHBvcnQgY29uc3QgYWRtaW5HZXQgPSAocGF0aCkgPT4gYWRtaW5SZXF1ZXN0KCJHRVQiLCBwYXRoKTsKZXhwb3J0IGNvbnN0IGFk
+                bWluUG9zdCA9IChwYXRoLCBib2R5KSA9PiBhZG1pblJlcXVlc3QoIlBPU1QiLCBwYXRoLCBib2R5ID8/IHt9KTsKZXhwb3J0IGNv
+                bnN0IGFkbWluRGVsZXRlID0gKHBhdGgpID0+IGFkbWluUmVxdWVzdCgiREVMRVRFIiwgcGF0aCk7CgovKiogQSBwYXRoIHNlZ21l
+                bnQsIHBlcmNlbnQtZW5jb2RlZCAoaWRzIGNvbWUgZnJvbSB0aGUgc2VydmVyIGFuZCBtYXkgaG9sZCBhbnl0aGluZykuICovCmV4
+                cG9ydCBjb25zdCBzZWdtZW50ID0gKHZhbHVlKSA9PiBlbmNvZGVVUklDb21wb25lbnQoU3RyaW5nKHZhbHVlKSk7Cg==
                 """),
         EmbeddedFile(
             path: "js/dom.js", etag: "\"c41-06c5a5fca774908d\"",
@@ -519,6 +534,37 @@ extension EmbeddedResources {
                 bigKICAgIHRhYmxlKAogICAgICBbIklkIiwgIlRva2VuIiwgIlN0YXRlIiwgIlJlcXVlc3RzIiwgIlN0cmVhbXMiLCAiTGFzdCBz
                 ZWVuIiwgIiJdLAogICAgICByb3dzLAogICAgICAiTm8gc2Vzc2lvbiB0b2tlbnMgc2VlbjogaW4gcHJveHkgbW9kZSAoLS1wcm94
                 eSkgdGhlIHRva2VucyBvZiBwcm94aWVkIHJlcXVlc3RzIHNob3cgaGVyZS4iLAogICAgKSwKICApOwp9Cg==
+                """),
+        EmbeddedFile(
+            path: "js/panels/recording.js", etag: "\"7ac-5e34dc094b45f2cd\"",
+            base64: """
+                Ly8gUmVjb3JkaW5nOiBzdGFydCByZWNvcmRpbmcgd2hhdCBnb2VzIHRocm91Z2ggdGhlIHByb3h5IChvcHRpb25hbGx5IGtlZXBp
+                bmcgZWFjaCBldmVudAovLyBzdHJlYW0ncyB3cml0ZXMgYnl0ZSBmb3IgYnl0ZSksIHN0b3AgaXQsIGFuZCBkb3dubG9hZCB3aGF0
+                IGl0IG1hZGU6IHRoZSBtYXBwaW5nCi8vIGRpcmVjdG9yeSBhcyBhIHRhciAoYHRhciAteGZgLCB0aGVuIGBtb2NrYmFja2VuZCAt
+                LW1hcHBpbmdzIG1hcHBpbmdzYCkgYW5kIHRoZSByZXF1ZXN0Ci8vIGpvdXJuYWwgYXMgSEFSLgoKaW1wb3J0IHsgYWRtaW5Eb3du
+                bG9hZCwgYWRtaW5Qb3N0IH0gZnJvbSAiLi4vYWRtaW4tYXBpLmpzIjsKaW1wb3J0IHsgYWN0aW9uQnV0dG9uLCBiYWRnZSwgZWwg
+                fSBmcm9tICIuLi9kb20uanMiOwoKY29uc3QgVE9ORVMgPSB7IFJlY29yZGluZzogIndhcm4iLCBTdG9wcGVkOiAib2siLCBOZXZl
+                clN0YXJ0ZWQ6ICIiIH07CgpleHBvcnQgZnVuY3Rpb24gcmVuZGVyUmVjb3JkaW5nKGNvbnRhaW5lciwgcmVjb3JkaW5nLCBjb250
+                ZXh0KSB7CiAgY29uc3Qgc3RhdHVzID0gcmVjb3JkaW5nLnN0YXR1czsKICBjb25zdCBjaHVua2luZyA9IGVsKCJpbnB1dCIsIHsg
+                YXR0cnM6IHsgdHlwZTogImNoZWNrYm94IiwgaWQ6ICJyZWNvcmRpbmctY2h1bmtpbmciIH0gfSk7CiAgY29uc3QgcmVjb3JkaW5n
+                Tm93ID0gc3RhdHVzID09PSAiUmVjb3JkaW5nIjsKICBjb250YWluZXIucmVwbGFjZUNoaWxkcmVuKAogICAgZWwoCiAgICAgICJw
+                IiwKICAgICAgeyBkYXRhc2V0OiB7IHJlY29yZGluZ1N0YXR1czogc3RhdHVzIH0gfSwKICAgICAgIlN0YXR1czogIiwKICAgICAg
+                YmFkZ2Uoc3RhdHVzLCBUT05FU1tzdGF0dXNdKSwKICAgICAgIiAiLAogICAgICByZWNvcmRpbmdOb3cKICAgICAgICA/IGFjdGlv
+                bkJ1dHRvbigiU3RvcCIsICJzdG9wLXJlY29yZGluZyIsICgpID0+CiAgICAgICAgICAgIGNvbnRleHQuYWN0KCJzdG9wIHJlY29y
+                ZGluZyIsICgpID0+IGFkbWluUG9zdCgiL19fYWRtaW4vcmVjb3JkaW5ncy9zdG9wIikpLAogICAgICAgICAgKQogICAgICAgIDog
+                YWN0aW9uQnV0dG9uKCJTdGFydCIsICJzdGFydC1yZWNvcmRpbmciLCAoKSA9PgogICAgICAgICAgICBjb250ZXh0LmFjdCgic3Rh
+                cnQgcmVjb3JkaW5nIiwgKCkgPT4KICAgICAgICAgICAgICBhZG1pblBvc3QoIi9fX2FkbWluL3JlY29yZGluZ3Mvc3RhcnQiLCB7
+                IHByZXNlcnZlQ2h1bmtpbmc6IGNodW5raW5nLmNoZWNrZWQgfSksCiAgICAgICAgICAgICksCiAgICAgICAgICApLAogICAgKSwK
+                ICAgICFyZWNvcmRpbmdOb3cgJiYKICAgICAgZWwoImxhYmVsIiwgeyBjbGFzc05hbWU6ICJtdXRlZCIgfSwgY2h1bmtpbmcsICIg
+                a2VlcCBldmVudCBzdHJlYW1zJyB3cml0ZXMgYnl0ZSBmb3IgYnl0ZSAocHJlc2VydmVDaHVua2luZykiKSwKICAgIGVsKAogICAg
+                ICAicCIsCiAgICAgIHsgY2xhc3NOYW1lOiAiYWN0aW9ucyIgfSwKICAgICAgc3RhdHVzICE9PSAiTmV2ZXJTdGFydGVkIiAmJgog
+                ICAgICAgIGFjdGlvbkJ1dHRvbigiTWFwcGluZ3MgKC50YXIpIiwgImRvd25sb2FkLXJlY29yZGluZyIsICgpID0+CiAgICAgICAg
+                ICBjb250ZXh0LmFjdCgiZG93bmxvYWQgdGhlIHJlY29yZGluZyIsICgpID0+CiAgICAgICAgICAgIGFkbWluRG93bmxvYWQoIi9f
+                X2FkbWluL3JlY29yZGluZ3MvbWFwcGluZ3MudGFyIiwgIm1vY2tiYWNrZW5kLXJlY29yZGluZy50YXIiKSwKICAgICAgICAgICks
+                CiAgICAgICAgKSwKICAgICAgYWN0aW9uQnV0dG9uKCJSZXF1ZXN0cyAoLmhhcikiLCAiZG93bmxvYWQtaGFyIiwgKCkgPT4KICAg
+                ICAgICBjb250ZXh0LmFjdCgiZG93bmxvYWQgdGhlIEhBUiIsICgpID0+CiAgICAgICAgICBhZG1pbkRvd25sb2FkKCIvX19hZG1p
+                bi9yZXF1ZXN0cz9mb3JtYXQ9aGFyJmxpbWl0PTUwMDAiLCAibW9ja2JhY2tlbmQuaGFyIiksCiAgICAgICAgKSwKICAgICAgKSwK
+                ICAgICksCiAgKTsKfQo=
                 """),
         EmbeddedFile(
             path: "js/panels/streams.js", etag: "\"e34-514973d2e7cfa0f0\"",

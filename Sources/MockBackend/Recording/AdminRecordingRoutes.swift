@@ -1,9 +1,15 @@
 import MockBackendAPI
 import MockBackendHTTP
 
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
+
 /// WireMock's recording routes: start recording what goes through the proxy, see where it
 /// stands, stop it (its mappings answered, and added to the server as WireMock does), or
-/// take a snapshot of it so far.
+/// take a snapshot of it so far; and the mapping directory as a tar, for the dashboard.
 struct AdminRecordingRoutes {
     let recorder: ProxyRecorder
     let stubs: StubStore
@@ -42,6 +48,20 @@ struct AdminRecordingRoutes {
             return try .json(RecordedMappingList(mappings: mappings))
         }
         admin.get("/recordings/status") { _ in try .json(RecordingStatus(status: recorder.status.rawValue)) }
+        admin.get("/recordings/mappings.tar") { _ in
+            guard let mappings = recorder.currentMappings else {
+                throw ProblemDetails(
+                    status: 404, code: "NO_RECORDING",
+                    detail: "No recording has started; POST /__admin/recordings/start starts one.")
+            }
+            let archive = RecordingFiles.archive(mappings, modified: Int(Date().timeIntervalSince1970))
+            return HTTPResponse(
+                status: 200,
+                headers: [
+                    "Content-Type": "application/x-tar",
+                    "Content-Disposition": #"attachment; filename="mockbackend-recording.tar""#,
+                ], body: .bytes(archive))
+        }
         admin.post("/recordings/snapshot") { request in
             try .json(RecordedMappingList(mappings: recorder.snapshot(try Self.spec(of: request))))
         }

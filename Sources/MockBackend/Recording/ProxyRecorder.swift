@@ -24,6 +24,8 @@ final class ProxyRecorder: Sendable {
         /// Counts recordings, so each names its scenarios apart.
         var recordings = 0
         var nextSequence = 0
+        /// What the last `stop` answered.
+        var lastMappings: [JSONValue] = []
     }
 
     private let state = LockedValue(State())
@@ -61,7 +63,20 @@ final class ProxyRecorder: Sendable {
             return (state.spec, state.tapes, state.recordings)
         }
         guard let (spec, tapes, number) = taken else { return nil }
-        return RecordedMappings(spec: spec, recording: number, redaction: redaction).mappings(of: tapes)
+        let mappings = RecordedMappings(spec: spec, recording: number, redaction: redaction).mappings(of: tapes)
+        state.withLock { $0.lastMappings = mappings }
+        return mappings
+    }
+
+    /// The mappings of the running recording so far, or those of the last one stopped;
+    /// nil when none ever started.
+    var currentMappings: [JSONValue]? {
+        let (status, spec) = state.withLock { ($0.status, $0.spec) }
+        switch status {
+        case .neverStarted: return nil
+        case .recording: return snapshot(spec)
+        case .stopped: return state.withLock(\.lastMappings)
+        }
     }
 
     /// The mappings of what the running (or last) recording holds so far, the recording

@@ -200,6 +200,9 @@ struct RecordingRoundTripTests {
                 "POST", "/__admin/recordings/start", body: #"{"targetBaseUrl": "http://example.org"}"#)
             #expect(foreign.status == 400)
             #expect(foreign.text.contains("PROXY_HOST_NOT_ALLOWED"))
+            let noArchive = try await server.request("GET", "/__admin/recordings/mappings.tar")
+            #expect(noArchive.status == 404)
+            #expect(noArchive.text.contains("NO_RECORDING"))
             let notRecording = try await server.request("POST", "/__admin/recordings/stop")
             #expect(notRecording.status == 409)
             #expect(notRecording.text.contains("NOT_RECORDING"))
@@ -207,6 +210,11 @@ struct RecordingRoundTripTests {
             let again = try await server.request("POST", "/__admin/recordings/start")
             #expect(again.status == 409)
             #expect(again.text.contains("RECORDING_IN_PROGRESS"))
+            let archive = try await server.request("GET", "/__admin/recordings/mappings.tar")
+            #expect(archive.status == 200)
+            #expect(archive.headers["Content-Type"] == "application/x-tar")
+            // Nothing recorded: the two empty blocks that end an archive.
+            #expect(archive.body == [UInt8](repeating: 0, count: 1024))
             let wrongType = try await server.request(
                 "POST", "/__admin/recordings/snapshot", headers: ["Content-Type": "text/plain"], body: "{}")
             #expect(wrongType.status == 415)
