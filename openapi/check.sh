@@ -136,7 +136,7 @@ SERVER_LOG="$WORK/server.log"
 # An HTTPS listener with a throwaway certificate, so that GET /__admin/tls/cert.pem answers.
 # --admin-token: the admin operations declare it, and `ignored_auth` checks that each one
 # refuses a request without it or with a wrong one.
-start_server "$SERVER_LOG" --api-key "$API_KEY" --admin-token "$ADMIN_TOKEN" --speed "$SPEED" \
+start_server "$SERVER_LOG" --api-key "$API_KEY" --admin-token "$ADMIN_TOKEN" --speed "$SPEED" --proxy-allow 127.0.0.1 \
     --userinfo-idle-timeout 10 --seed 7 --tls-port 0 --tls-self-signed --log-level warning
 
 # --- event payloads are validated ---------------------------------------------------------

@@ -290,6 +290,12 @@ def _negated_path(case) -> bool:
     return any(location.value == "path" and info.mode.is_negative for location, info in components.items())
 
 
+def _negated_body(case) -> bool:
+    """Whether schemathesis made the body invalid on purpose (it must stay so)."""
+    components = case.meta.components if case.meta is not None else {}
+    return any(location.value == "body" and info.mode.is_negative for location, info in components.items())
+
+
 def _feed_user_info(user: int) -> None:
     """Balance postings for `user` (two events each) while its user-info stream is read: the
     stream sends nothing otherwise, and closes after --userinfo-idle-timeout (0.5 s at
@@ -309,8 +315,18 @@ def _feed_user_info(user: int) -> None:
     threading.Thread(target=post, daemon=True).start()
 
 
+# A recording's targetBaseUrl must name an allowed upstream: the server runs with
+# --proxy-allow 127.0.0.1, and a generated one is pointed there (port 9, where nothing
+# listens), so a valid spec is not refused for the state of the server.
+ALLOWED_TARGET = "http://127.0.0.1:9"
+
+
 @schemathesis.hook
 def before_call(context, case, kwargs):
+    if case.operation.path in ("/__admin/recordings/start", "/__admin/recordings/snapshot") and isinstance(
+        case.body, dict
+    ) and isinstance(case.body.get("targetBaseUrl"), str) and not _negated_body(case):
+        case.body = {**case.body, "targetBaseUrl": ALLOWED_TARGET}
     parameters = case.path_parameters
     if not parameters or _negated_path(case):
         return
@@ -410,6 +426,8 @@ def after_call(context, case, response):
         for mapping in mappings or []:
             if isinstance(mapping, dict) and "id" in mapping:
                 _call("DELETE", f"/__admin/mappings/{mapping['id']}")
+    elif path == "/__admin/recordings/start" and method == "POST":
+        _call("POST", "/__admin/recordings/stop")
     elif path == "/__admin/clock" and method == "PUT":
         _call("PUT", "/__admin/clock", json={"speed": SPEED})
 

@@ -12,7 +12,8 @@ there in the next), in a scratch directory, against the server binary on 127.0.0
 free port:
 
 - `127.0.0.1:8080` and `localhost:8080` in a command become the free port, `8443` after
-  `:` or `--tls-port ` a second free port, and `/tmp/` the scratch directory.
+  `:` or `--tls-port ` a second free port, `9090` after `127.0.0.1:`, `http.server ` or
+  `port=` a third (a stand-in upstream), and `/tmp/` the scratch directory.
 - `swift run mockbackend ARGS` (re)starts the binary with ARGS (its port and TLS port
   replaced) and waits for its `mockbackend listening on` line, also when the line ends
   with `&`.
@@ -248,8 +249,9 @@ def shell_commands(block):
 def localise(text, work, port, tls_port):
     text = re.sub(r"\b(127\.0\.0\.1|localhost):8080\b", rf"\g<1>:{port}", text)
     text = re.sub(r"(:|--tls-port )8443\b", rf"\g<1>{tls_port}", text)
-    # A second server of the reader's own (an upstream for --proxy) listens on 9090.
-    text = re.sub(r"(127\.0\.0\.1:|http\.server )9090\b", r"\g<1>$__UPSTREAM_PORT", text)
+    # A second server of the reader's own (an upstream for --proxy) listens on 9090
+    # (`http.server 9090`, or `port=9090` in Python).
+    text = re.sub(r"(127\.0\.0\.1:|http\.server |port=)9090\b", r"\g<1>$__UPSTREAM_PORT", text)
     text = text.replace("/tmp/ws-venv", os.path.join(ROOT, ".build", "readme-check", "ws-venv"))
     text = text.replace("/tmp/", work + "/")
     text = re.sub(r"^(\s*)K=…", r'\1K=$(__startup_value "api key")', text)

@@ -262,7 +262,10 @@ public final class MockBackendApp: Sendable {
 
     /// Stops accepting, finishes responses in flight, ends streams, and returns when done.
     public func stop(gracePeriod: Duration = .milliseconds(1500)) async {
-        if let directory = configuration.proxy.recordDirectory, let mappings = proxy.recorder.stop() {
+        // The running recording, or the last one stopped through the admin API.
+        if let directory = configuration.proxy.recordDirectory,
+            let mappings = proxy.recorder.stop() ?? proxy.recorder.currentMappings
+        {
             do {
                 let files = try RecordingFiles.write(mappings, into: directory)
                 logger.info("recording written", metadata: ["directory": "\(directory)", "files": "\(files)"])
