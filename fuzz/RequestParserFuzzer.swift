@@ -66,6 +66,42 @@ func describe(_ event: HTTPParserEvent) -> String {
             + "body=\(request.body.count) bytes \(escaped(request.body, max: 80)))"
     case .failure(let error):
         return "failure(\(error.status) \(error.code): \(error.detail))"
+    case .streamingRequest(let request, let expectsContinue):
+        return "streamingRequest(\(request.method) \(request.target) expectsContinue=\(expectsContinue))"
+    case .bodyPart(let bytes):
+        return "bodyPart(\(bytes.count) bytes)"
+    case .bodyEnd:
+        return "bodyEnd"
+    }
+}
+
+/// Turns a streamed request's events (`HTTPRequestParser.streamsBody`) into what the same
+/// request gives read whole: its head and parts become one `.request` at its body's end
+/// (after `.continueExpected` when it asked), so both ways of reading compare.
+struct StreamedBodies {
+    private var pending: HTTPRequest?
+
+    mutating func normalize(_ events: [HTTPParserEvent]) -> [HTTPParserEvent] {
+        var result: [HTTPParserEvent] = []
+        for event in events {
+            switch event {
+            case .streamingRequest(var request, let expectsContinue):
+                if expectsContinue { result.append(.continueExpected) }
+                request.bodyStream = nil
+                pending = request
+            case .bodyPart(let bytes):
+                pending?.body += bytes
+            case .bodyEnd:
+                if let request = pending { result.append(.request(request)) }
+                pending = nil
+            case .failure:
+                pending = nil
+                result.append(event)
+            default:
+                result.append(event)
+            }
+        }
+        return result
     }
 }
 
@@ -112,13 +148,15 @@ struct Outcome {
 /// Feeds `input` cut at `cuts` (ascending offsets) to a fresh parser and checks the
 /// per-feed invariants: nothing after a failure, a failure is the last event of its feed,
 /// a failed parser ignores further bytes.
-func feed(_ input: [UInt8], cuts: [Int], way: String) -> Outcome {
+func feed(_ input: [UInt8], cuts: [Int], way: String, streaming: Bool = false) -> Outcome {
     var parser = HTTPRequestParser(limits: fuzzLimits)
+    var streamed = StreamedBodies()
+    if streaming { parser.streamsBody = { _ in true } }
     var outcome = Outcome()
     var failed = false
     var start = 0
     for cut in cuts + [input.count] where cut >= start && cut <= input.count {
-        var events = parser.feed(input[start..<cut])
+        var events = streamed.normalize(parser.feed(input[start..<cut]))
         // RFC 9110 §7.8: the parser stops after a request to switch protocols until the
         // server answers. Declining each at once makes what follows HTTP again, so every
         // way of feeding must still give the same events.
@@ -128,7 +166,7 @@ func feed(_ input: [UInt8], cuts: [Int], way: String) -> Outcome {
                     "\(way): the parser awaits an upgrade its last event did not ask for:\n\(describe(events))",
                     input: input)
             }
-            events += parser.declineUpgrade()
+            events += streamed.normalize(parser.declineUpgrade())
         }
         if failed, !events.isEmpty {
             fail(
@@ -148,7 +186,7 @@ func feed(_ input: [UInt8], cuts: [Int], way: String) -> Outcome {
         if parser.hasPartialRequest || parser.isReadingBody {
             fail("\(way): a failed parser still reports a partial request or a body in progress", input: input)
         }
-        let extra = parser.feed(afterFailure)
+        let extra = streamed.normalize(parser.feed(afterFailure))
         if !extra.isEmpty {
             fail("\(way): a failed parser produced events for further bytes:\n\(describe(extra))", input: input)
         }
@@ -238,6 +276,8 @@ func checkEvents(_ events: [HTTPParserEvent], input: [UInt8]) {
             if index != events.count - 1 {
                 fail("events follow a .failure:\n\(describe(events))", input: input)
             }
+        case .streamingRequest, .bodyPart, .bodyEnd:
+            fail("a streamed body's event where none streams:\n\(describe(events))", input: input)
         }
     }
 }
@@ -249,6 +289,7 @@ func kind(_ events: [HTTPParserEvent], _ index: Int) -> String {
     case .continueExpected: return "continue"
     case .request: return "request"
     case .failure(let error): return error.code
+    default: return "streamed"
     }
 }
 
@@ -321,6 +362,24 @@ public func fuzzRequestParser(_ data: UnsafePointer<UInt8>?, _ size: Int) -> CIn
         let cuts = randomCuts(input)
         let way = "random pieces"
         guard compare(whole, feed(input, cuts: cuts, way: way), way: way, cuts: cuts, input: input) else { return 0 }
+    }
+
+    // (e) every body streamed (a proxied request's), whole and in random pieces: the same
+    // requests once the parts are put together — unless a body is over the limit, which a
+    // streamed body has none of.
+    let overLimit = whole.events.contains { if case .failure(let error) = $0 { error.status == 413 } else { false } }
+    if !overLimit {
+        let way = "streamed whole"
+        guard compare(whole, feed(input, cuts: [], way: way, streaming: true), way: way, cuts: [], input: input)
+        else { return 0 }
+        if input.count > 2 {
+            let cuts = randomCuts(input)
+            let way = "streamed in random pieces"
+            guard
+                compare(
+                    whole, feed(input, cuts: cuts, way: way, streaming: true), way: way, cuts: cuts, input: input)
+            else { return 0 }
+        }
     }
     return 0
 }

@@ -42,6 +42,8 @@ configure() {
             "$SRC"/Message/HTTPRequest.swift
             "$SRC"/Message/HTTPHeaders.swift
             "$SRC"/Message/HTTPVersion.swift
+            "$SRC"/Message/RequestBodyStream.swift
+            "$ROOT"/Sources/MockBackendSupport/LockedValue.swift
             "$FUZZ"/support/*.swift
             "$FUZZ"/common/*.swift
             "$FUZZ"/RequestParserFuzzer.swift

@@ -112,6 +112,19 @@ struct HTTPRequestParserStreamingTests {
         #expect(outcome.ended == 0)
     }
 
+    /// A request that asks to switch protocols stops the parser after its body, streamed
+    /// or not: what follows may be the next protocol's.
+    @Test func anUpgradeRequestStopsTheParserAfterItsStreamedBody() {
+        var parser = HTTPRequestParser()
+        parser.streamsBody = { _ in true }
+        let head = "POST /up HTTP/1.1\r\nHost: h\r\nConnection: Upgrade\r\nUpgrade: chat\r\nContent-Length: 3\r\n\r\n"
+        _ = parser.feed(Array(head.utf8))
+        let events = parser.feed(Array("abcNOT HTTP".utf8))
+        #expect(events == [.bodyPart(Array("abc".utf8)), .bodyEnd])
+        #expect(parser.isAwaitingUpgrade)
+        #expect(parser.takeBytesAfterUpgrade() == Array("NOT HTTP".utf8))
+    }
+
     @Test func expectContinueRidesOnTheStreamedHead() {
         var parser = HTTPRequestParser()
         parser.streamsBody = { _ in true }

@@ -605,7 +605,8 @@ struct InvalidMapping: Sendable, CustomTestStringConvertible {
         InvalidMapping(#"{"response": {}}"#, "request is required"),
         InvalidMapping(#"{"request": {}}"#, "response is required"),
         InvalidMapping(#"{"requests": {}, "request": {}, "response": {}}"#, "requests is not a known field"),
-        InvalidMapping(#"{"scenarioName": "s", "request": {}, "response": {}}"#, "scenarioName is not supported"),
+        InvalidMapping(
+            #"{"postServeActions": [], "request": {}, "response": {}}"#, "postServeActions is not supported"),
         InvalidMapping(#"{"priority": 0, "request": {}, "response": {}}"#, "priority must be 1 or more"),
         InvalidMapping(#"{"priority": "high", "request": {}, "response": {}}"#, "priority must be an integer"),
         InvalidMapping(#"{"id": "a/b", "request": {}, "response": {}}"#, "id must be 1-128 letters"),

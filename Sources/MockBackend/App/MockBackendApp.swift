@@ -96,7 +96,7 @@ public final class MockBackendApp: Sendable {
             forwarder: forwarder, replay: StubReplay.Services(streams: streams, clock: clock, events: events))
         let upstream = configuration.proxy.upstream
         let fallback: @Sendable (HTTPRequest) throws -> HTTPResponse? = { request in
-            if let response = stubs.fallbackResponse(for: request, services: stubServices) { return response }
+            if let response = stubServices.answer(request, from: stubs) { return response }
             if let upstream = upstream ?? proxy.recorder.target { return forwarder.forward(request, to: upstream) }
             return try staticFiles.respond(to: request)
         }
@@ -195,6 +195,7 @@ public final class MockBackendApp: Sendable {
             AdminMappingRoutes(stubs: stubs, allowsProxyHost: proxy.allows(host:)).register(on: &admin)
             AdminRecordingRoutes(recorder: proxy.recorder, stubs: stubs, allowsProxyHost: proxy.allows(host:))
                 .register(on: &admin)
+            AdminScenarioRoutes(stubs: stubs).register(on: &admin)
             AdminImportRoutes(imports: imports).register(on: &admin)
             AdminGenerationRoutes(generations: generations).register(on: &admin)
             AdminWorkflowRoutes(workflows: workflows).register(on: &admin)

@@ -10,8 +10,9 @@ import Foundation
 /// tools and HAR libraries read: each entry's request with its headers, query and body
 /// excerpt, and its answer with the headers and the start of the body as written — an
 /// event stream's events as its text. Bodies are kept up to `ResponseCapture.excerptLength`
-/// bytes; `content.size` counts them all. Times the journal does not know (DNS, connect)
-/// are -1, as HAR says.
+/// bytes, for the newest `RequestJournal.captureCapacity` entries (older ones show their
+/// status alone); `content.size` counts them all. Times the journal does not know (DNS,
+/// connect) are -1, as HAR says.
 struct HARExport: Encodable {
     struct Log: Encodable {
         var version = "1.2"

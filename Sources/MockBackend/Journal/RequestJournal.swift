@@ -27,6 +27,9 @@ package final class RequestJournal: Sendable {
     private let events: AdminEventFeed?
     private let state: LockedValue<State>
     static let excerptLength = 1024
+    /// Entries whose answers are kept for the HAR export (`ResponseCapture`), newest
+    /// first: at most 16 KiB each, so at most 16 MiB in all.
+    static let captureCapacity = 1000
 
     package init(capacity: Int = 5000, events: AdminEventFeed? = nil) {
         self.capacity = capacity
@@ -44,7 +47,7 @@ package final class RequestJournal: Sendable {
             let id = state.nextID
             state.nextID += 1
             state.captures[id] = capture
-            state.captures[id - capacity] = nil
+            state.captures.removeValue(forKey: id - min(capacity, Self.captureCapacity))?.release()
             state.entries.append { record in
                 record.write(id)
                 record.write(now.timeIntervalSinceReferenceDate)
@@ -114,6 +117,7 @@ package final class RequestJournal: Sendable {
         state.withLock { state in
             defer {
                 state.entries.removeAll()
+                for capture in state.captures.values { capture.release() }
                 state.captures = [:]
             }
             return state.entries.count

@@ -19,6 +19,8 @@ final class ResponseCapture: Sendable {
         /// `http` or `https`, as the request came.
         var scheme: String
         var httpVersion: String
+        /// The journal let go of it: nothing more is kept.
+        var released = false
     }
 
     private let state: LockedValue<Snapshot>
@@ -30,10 +32,20 @@ final class ResponseCapture: Sendable {
 
     var snapshot: Snapshot { state.current }
 
+    /// The journal no longer shows it: what it kept goes, and a stream still writing keeps
+    /// nothing more (however many streams outlive their entries, captures stay bounded).
+    func release() {
+        state.withLock { state in
+            state.released = true
+            state.body = []
+        }
+    }
+
     /// Keeps what fits of `bytes`; true while there is room for more.
     @discardableResult
     func append(_ bytes: [UInt8]) -> Bool {
         state.withLock { state in
+            guard !state.released else { return false }
             let room = Self.excerptLength - state.body.count
             if bytes.count <= room {
                 // A whole body that fits is kept as it is: no copy of a stub's bytes.

@@ -31,6 +31,8 @@ package struct StubMapping: Sendable {
     package let priority: Int?
     let request: StubRequestPattern
     let response: StubResponseDefinition
+    /// Its part in a WireMock scenario, if it has one.
+    let scenario: StubScenarioRule?
     /// The mapping as given, with `id` and `uuid` filled in: what the admin API shows.
     package let json: JSONValue
 
@@ -57,9 +59,6 @@ package struct StubMapping: Sendable {
     }
 
     static let unsupported: [String: String] = [
-        "scenarioName": "",
-        "requiredScenarioState": "",
-        "newScenarioState": "",
         "postServeActions": "",
         "serveEventListeners": "",
     ]
@@ -78,7 +77,8 @@ package struct StubMapping: Sendable {
     ) throws(StubMappingError) -> StubMapping {
         let reader = try MappingFieldReader(value, path: path)
         try reader.refuseUnknownKeys(
-            known: Set(["id", "uuid", "name", "priority", "request", "response"] + informational),
+            known: Set(
+                ["id", "uuid", "name", "priority", "request", "response"] + informational + StubScenarioRule.fields),
             unsupported: unsupported)
         let givenID = try reader.string("id")
         let givenUUID = try reader.string("uuid")
@@ -107,7 +107,7 @@ package struct StubMapping: Sendable {
             id: id, name: try reader.string("name"), priority: priority,
             request: try StubRequestPattern.parse(request, path: reader.field("request")),
             response: try StubResponseDefinition.parse(response, path: reader.field("response")),
-            json: .object(json))
+            scenario: try StubScenarioRule.parse(reader), json: .object(json))
     }
 
     /// Reads a request body holding one mapping.

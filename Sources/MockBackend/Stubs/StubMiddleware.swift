@@ -11,18 +11,10 @@ struct StubMiddleware: HTTPMiddleware {
     let services: StubServices
 
     func respond(to request: HTTPRequest, next: (HTTPRequest) throws -> HTTPResponse) throws -> HTTPResponse {
-        if let mapping = stubs.match(request, priorityAtMost: Self.overridingPriority) {
-            return mapping.makeResponse(to: request, services: services)
+        if let answer = services.answer(request, from: stubs, priorityAtMost: Self.overridingPriority) {
+            return answer
         }
         return try next(request)
-    }
-}
-
-extension StubStore {
-    /// The answer of the best stub for a path no route knows; nil leaves it to the static
-    /// files (and then 404).
-    func fallbackResponse(for request: HTTPRequest, services: StubServices) -> HTTPResponse? {
-        match(request)?.makeResponse(to: request, services: services)
     }
 }
 

@@ -1,4 +1,8 @@
+// The fuzz build (fuzz/run.sh) compiles the parser, this file and LockedValue.swift into
+// one module, where there is no MockBackendSupport to import.
+#if canImport(MockBackendSupport)
 import MockBackendSupport
+#endif
 
 /// A request body that arrives after its request has been answered from the head: a
 /// proxied upload goes upstream part by part as the client sends it. The connection that

@@ -149,6 +149,7 @@ extension HTTPRequestParser {
                 state = .chunkSize
             }
             streaming = true
+            streamedRequestUpgrades = request.asksToSwitchProtocols
             return .streamsBody(request, expectsContinue: expectsContinue)
         }
         switch framing {

@@ -53,6 +53,9 @@ package struct HTTPRequestParser: Sendable {
     /// Whether the body being read goes out in parts (`streamingRequest`) instead of into
     /// `pending`.
     var streaming = false
+    /// Whether the streamed request asks to switch protocols: the parser stops after its
+    /// body, as after a whole such request.
+    var streamedRequestUpgrades = false
     /// Decides, from a head whose body has not arrived whole, whether the body streams.
     /// A streamed body has no size limit: it is never held whole. Nil: none does.
     package var streamsBody: (@Sendable (HTTPRequest) -> Bool)?
@@ -231,8 +234,9 @@ package struct HTTPRequestParser: Sendable {
     }
 
     private mutating func finishStreamedBody() -> HTTPParserEvent {
-        state = .head
+        state = streamedRequestUpgrades ? .awaitingUpgrade : .head
         streaming = false
+        streamedRequestUpgrades = false
         return .bodyEnd
     }
 

@@ -47,6 +47,7 @@ struct JSONRoute: CustomStringConvertible, Sendable {
         JSONRoute(method: "POST", path: "/__admin/proxy/sessions/{token}/expire", body: #"{"status":401}"#),
         JSONRoute(method: "POST", path: "/__admin/recordings/start", body: #"{"repeatsAsScenarios":true}"#),
         JSONRoute(method: "POST", path: "/__admin/recordings/snapshot", body: #"{"repeatsAsScenarios":false}"#),
+        JSONRoute(method: "PUT", path: "/__admin/scenarios/{name}/state", body: #"{"state":"Started"}"#),
     ]
 }
 
@@ -84,7 +85,7 @@ struct JSONRouteFixture {
             "{stream}": "channels/json-route", "{userId}": "7000001", "{sessionId}": try app.playerSession().sessionId,
             "{jobId}": try app.uploadCSV(rows: 500),
             "/__admin/generations/{id}": "/__admin/generations/" + (try app.createGeneration(token: bearer)),
-            "/__admin/mappings/{id}": "/__admin/mappings/\(mappingID)", "{token}": "t1",
+            "/__admin/mappings/{id}": "/__admin/mappings/\(mappingID)", "{token}": "t1", "{name}": "none",
         ]
     }
 

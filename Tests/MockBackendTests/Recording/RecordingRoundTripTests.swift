@@ -151,7 +151,18 @@ struct RecordingRoundTripTests {
                     list.mappings.first?.fields["newScenarioState"]
                         == list.mappings.last?.fields["requiredScenarioState"])
                 #expect(list.mappings.last?.fields["newScenarioState"] == nil)
+                // Served offline, the scenario answers in the recorded order, the last answer kept.
+                try await withRunningServer { offline in
+                    let imported = try await offline.request("POST", "/__admin/mappings/import", body: stopped.text)
+                    #expect(imported.status == 200, "\(imported.text)")
+                    var states: [String] = []
+                    for _ in 0..<3 { states.append(try await offline.request("GET", "/api/status").text) }
+                    #expect(states == [#"{"state":"queued"}"#, #"{"state":"done"}"#, #"{"state":"done"}"#])
+                }
                 _ = try await upstream.request("POST", "/__admin/mappings/reset")
+                // Stopping added them to the proxy, as WireMock does: they would answer the
+                // next recording's requests.
+                _ = try await proxy.request("POST", "/__admin/mappings/reset")
             }
         }
     }

@@ -144,6 +144,27 @@ struct StubReplayTests {
         }
     }
 
+    /// A fault counts a played stream's events as it counts the mock's own.
+    @Test func aFaultActsAtAPlayedStreamsEventN() async throws {
+        try await withRunningServer { server in
+            try await Self.add(
+                #"""
+                {"request": {"urlPath": "/played"}, "response": {"sse": {"events": [
+                  {"id": "1", "data": "one"}, {"id": "2", "data": "two", "delayMs": 5},
+                  {"id": "3", "data": "three", "delayMs": 5}]}}}
+                """#, to: server)
+            let fault = try await server.request(
+                "POST", "/__admin/faults",
+                body:
+                    #"{"match": {"path": "/played"}, "fault": {"kind": "drop_after_events", "events": 2, "reset": true}}"#
+            )
+            #expect(fault.status == 201, "\(fault.text)")
+            let (bytes, ending) = try await RecordingRoundTripTests.readStream("/played", from: server)
+            #expect(RecordingRoundTripTests.observed(bytes) == ["1|message|one", "2|message|two"])
+            #expect(ending == .reset)
+        }
+    }
+
     private static func quoted(_ text: String) -> String {
         String(decoding: try! JSONEncoder().encode(text), as: UTF8.self)
     }
