@@ -11,6 +11,7 @@ import { prependFeedItem, renderJournal } from "./js/panels/journal.js";
 import { renderSessions, renderUsers } from "./js/panels/players.js";
 import { renderProxySessions } from "./js/panels/proxy.js";
 import { renderRecording } from "./js/panels/recording.js";
+import { renderScenarios } from "./js/panels/scenarios.js";
 import { renderStreams } from "./js/panels/streams.js";
 
 const FEED_LIMIT = 300;
@@ -24,6 +25,7 @@ const PANELS = [
   { path: "/__admin/sessions", target: "sessions", render: renderSessions },
   { path: "/__admin/proxy/sessions", target: "proxy-sessions", render: renderProxySessions },
   { path: "/__admin/recordings/status", target: "recording", render: renderRecording },
+  { path: "/__admin/scenarios", target: "scenarios", render: renderScenarios },
   { path: "/__admin/users", target: "users", render: renderUsers },
   { path: "/__admin/streams", target: "streams", render: renderStreams },
   { path: "/__admin/imports", target: "imports", render: renderImports },

@@ -20,7 +20,8 @@ import traceback
 from selenium.webdriver.common.by import By
 
 from cross_origin_test import test_cross_origin_in_chromium
-from proxy_dashboard_test import test_proxy_dashboard_in_chromium, test_recording_from_the_dashboard
+from proxy_dashboard_test import (test_proxy_dashboard_in_chromium, test_recording_from_the_dashboard,
+                                  test_scenarios_on_the_dashboard)
 from browser_support import (
     Browser,
     Failure,
@@ -542,6 +543,7 @@ def main():
         ("cross-origin page in Chromium", lambda: test_cross_origin_in_chromium(options.binary)),
         ("dashboard in proxy mode", lambda: test_proxy_dashboard_in_chromium(options.binary, click_when_present)),
         ("recording from the dashboard", lambda: test_recording_from_the_dashboard(options.binary, click_when_present)),
+        ("scenarios on the dashboard", lambda: test_scenarios_on_the_dashboard(options.binary, click_when_present)),
     ]
     failed = []
     for name, test in tests:

@@ -12,6 +12,7 @@ import tempfile
 import urllib.request
 
 from selenium.webdriver.common.by import By
+from selenium.webdriver.support.ui import Select
 
 from browser_support import Browser, Server, check, wait_for
 
@@ -96,3 +97,33 @@ def _record_and_download(binary, click_when_present, downloads):
         entries = wait_for(har_entries, 10, "the HAR download")
         check(any(entry["request"]["url"].endswith("/api/shown") for entry in entries), "the HAR lacks the request")
         print("ok  recording from the dashboard: started, stopped, mappings and HAR downloaded")
+
+
+def test_scenarios_on_the_dashboard(binary, click_when_present):
+    """A scenario's state shows, moves when its stub answers, and is set and reset from the
+    dashboard."""
+    with Server(binary) as server, Browser() as driver:
+        for required, new, status in (("Started", "failed once", 503), ("failed once", None, 200)):
+            mapping = {"scenarioName": "flaky", "requiredScenarioState": required,
+                       "request": {"urlPath": "/api/save"}, "response": {"status": status}}
+            if new:
+                mapping["newScenarioState"] = new
+            server.request("POST", "/__admin/mappings", body=mapping)
+        driver.get(server.url("/__admin/dashboard/"))
+        wait_for(lambda: driver.find_elements(By.CSS_SELECTOR, 'tr[data-scenario="flaky"][data-state="Started"]'), 15,
+                 "the scenario in Started")
+        status, _, _ = server.request("GET", "/api/save")
+        check(status == 503, f"the first answer was {status}")
+        wait_for(lambda: driver.find_elements(By.CSS_SELECTOR, 'tr[data-scenario="flaky"][data-state="failed once"]'),
+                 15, "the scenario moved by its stub")
+        click_when_present(driver, 'button[data-action="reset-scenarios"]', "Reset all")
+        wait_for(lambda: driver.find_elements(By.CSS_SELECTOR, 'tr[data-scenario="flaky"][data-state="Started"]'), 10,
+                 "the scenario reset")
+        select = wait_for(lambda: driver.find_elements(By.CSS_SELECTOR, 'select[data-scenario-state="flaky"]'), 10,
+                          "the state select")[0]
+        Select(select).select_by_value("failed once")
+        wait_for(lambda: driver.find_elements(By.CSS_SELECTOR, 'tr[data-scenario="flaky"][data-state="failed once"]'),
+                 10, "the state set from the dashboard")
+        status, _, _ = server.request("GET", "/api/save")
+        check(status == 200, f"the answer in the state set was {status}")
+        print("ok  scenarios on the dashboard: moved by a stub, reset, set")

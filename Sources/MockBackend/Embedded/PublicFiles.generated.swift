@@ -9,7 +9,7 @@ extension EmbeddedResources {
     /// Every file under `Public/` but dotfiles, by its path relative to that folder.
     static let publicFiles: [EmbeddedFile] = [
         EmbeddedFile(
-            path: "app.js", etag: "\"16e9-f971e4d3904e1f71\"",
+            path: "app.js", etag: "\"1775-76497266c4973c84\"",
             base64: """
                 Ly8gVGhlIGRhc2hib2FyZDogbG9hZHMgZXZlcnkgYWRtaW4gbGlzdCBvbmNlLCB0aGVuIGtlZXBzIGl0IGN1cnJlbnQgZnJvbSB0
                 aGUgbGl2ZSBmZWVkCi8vIChgL19fYWRtaW4vZXZlbnRzYCkgYW5kIGEgbGlnaHQgcG9sbCBmb3Igd2hhdCB0aGUgZmVlZCBkb2Vz
@@ -22,74 +22,76 @@ extension EmbeddedResources {
                 ZW5kRmVlZEl0ZW0sIHJlbmRlckpvdXJuYWwgfSBmcm9tICIuL2pzL3BhbmVscy9qb3VybmFsLmpzIjsKaW1wb3J0IHsgcmVuZGVy
                 U2Vzc2lvbnMsIHJlbmRlclVzZXJzIH0gZnJvbSAiLi9qcy9wYW5lbHMvcGxheWVycy5qcyI7CmltcG9ydCB7IHJlbmRlclByb3h5
                 U2Vzc2lvbnMgfSBmcm9tICIuL2pzL3BhbmVscy9wcm94eS5qcyI7CmltcG9ydCB7IHJlbmRlclJlY29yZGluZyB9IGZyb20gIi4v
-                anMvcGFuZWxzL3JlY29yZGluZy5qcyI7CmltcG9ydCB7IHJlbmRlclN0cmVhbXMgfSBmcm9tICIuL2pzL3BhbmVscy9zdHJlYW1z
-                LmpzIjsKCmNvbnN0IEZFRURfTElNSVQgPSAzMDA7CmNvbnN0IFBPTExfTVMgPSAyMDAwOwpjb25zdCBBRlRFUl9FVkVOVF9NUyA9
-                IDE1MDsKCmNvbnN0ICQgPSAoaWQpID0+IGRvY3VtZW50LmdldEVsZW1lbnRCeUlkKGlkKTsKCi8qKiBFYWNoIHBhbmVsOiB3aGVy
-                ZSBpdHMgZGF0YSBjb21lcyBmcm9tIGFuZCBob3cgaXQgaXMgZHJhd24uICovCmNvbnN0IFBBTkVMUyA9IFsKICB7IHBhdGg6ICIv
-                X19hZG1pbi9zZXNzaW9ucyIsIHRhcmdldDogInNlc3Npb25zIiwgcmVuZGVyOiByZW5kZXJTZXNzaW9ucyB9LAogIHsgcGF0aDog
-                Ii9fX2FkbWluL3Byb3h5L3Nlc3Npb25zIiwgdGFyZ2V0OiAicHJveHktc2Vzc2lvbnMiLCByZW5kZXI6IHJlbmRlclByb3h5U2Vz
-                c2lvbnMgfSwKICB7IHBhdGg6ICIvX19hZG1pbi9yZWNvcmRpbmdzL3N0YXR1cyIsIHRhcmdldDogInJlY29yZGluZyIsIHJlbmRl
-                cjogcmVuZGVyUmVjb3JkaW5nIH0sCiAgeyBwYXRoOiAiL19fYWRtaW4vdXNlcnMiLCB0YXJnZXQ6ICJ1c2VycyIsIHJlbmRlcjog
-                cmVuZGVyVXNlcnMgfSwKICB7IHBhdGg6ICIvX19hZG1pbi9zdHJlYW1zIiwgdGFyZ2V0OiAic3RyZWFtcyIsIHJlbmRlcjogcmVu
-                ZGVyU3RyZWFtcyB9LAogIHsgcGF0aDogIi9fX2FkbWluL2ltcG9ydHMiLCB0YXJnZXQ6ICJpbXBvcnRzIiwgcmVuZGVyOiByZW5k
-                ZXJJbXBvcnRzIH0sCiAgeyBwYXRoOiAiL19fYWRtaW4vZ2VuZXJhdGlvbnMiLCB0YXJnZXQ6ICJnZW5lcmF0aW9ucyIsIHJlbmRl
-                cjogcmVuZGVyR2VuZXJhdGlvbnMgfSwKICB7IHBhdGg6ICIvX19hZG1pbi93b3JrZmxvd3MiLCB0YXJnZXQ6ICJ3b3JrZmxvd3Mi
-                LCByZW5kZXI6IHJlbmRlcldvcmtmbG93cyB9LAogIHsgcGF0aDogIi9fX2FkbWluL2ZhdWx0cyIsIHRhcmdldDogImZhdWx0cyIs
-                IHJlbmRlcjogcmVuZGVyRmF1bHRzIH0sCiAgeyBwYXRoOiAiL19fYWRtaW4vcmVxdWVzdHM/bGltaXQ9MTAwIiwgdGFyZ2V0OiAi
-                am91cm5hbCIsIHJlbmRlcjogcmVuZGVySm91cm5hbCB9LApdOwoKLyoqIFdoYXQgZWFjaCBwYW5lbCBsYXN0IGRyZXcsIHNvIGFu
-                IHVuY2hhbmdlZCBwYW5lbCBpcyBsZWZ0IGFsb25lIChhbmQga2VlcHMgd2hhdCBpcyB0eXBlZCBpbiBpdCkuICovCmNvbnN0IGRy
-                YXduID0gbmV3IE1hcCgpOwpsZXQgcmVmcmVzaGluZyA9IGZhbHNlOwpsZXQgcmVmcmVzaEFnYWluID0gZmFsc2U7CmxldCByZWZy
-                ZXNoVGltZXIgPSBudWxsOwpsZXQgYXV0aG9yaXplZCA9IGZhbHNlOwpsZXQgZmVlZENvdW50ID0gMDsKCmNvbnN0IGNvbnRleHQg
-                PSB7CiAgLyoqIFJ1bnMgYW4gYWRtaW4gYWN0aW9uLCBzYXlzIGhvdyBpdCB3ZW50LCBhbmQgcmVmcmVzaGVzLiAqLwogIGFzeW5j
-                IGFjdChsYWJlbCwgYWN0aW9uKSB7CiAgICB0cnkgewogICAgICBhd2FpdCBhY3Rpb24oKTsKICAgICAgY29udGV4dC5yZXBvcnQo
-                YCR7bGFiZWx9OiBkb25lYCk7CiAgICB9IGNhdGNoIChlcnJvcikgewogICAgICBpZiAoZXJyb3IgaW5zdGFuY2VvZiBBZG1pblVu
-                YXV0aG9yaXplZEVycm9yKSByZXR1cm4gYXNrRm9yVG9rZW4oZXJyb3IubWVzc2FnZSk7CiAgICAgIGNvbnRleHQucmVwb3J0KGAk
-                e2xhYmVsfSBmYWlsZWQ6ICR7ZXJyb3IubWVzc2FnZX1gLCB0cnVlKTsKICAgIH0KICAgIHNjaGVkdWxlUmVmcmVzaCgwKTsKICB9
-                LAogIHJlcG9ydCh0ZXh0LCBpc0Vycm9yID0gZmFsc2UpIHsKICAgIGNvbnN0IG5vdGljZSA9ICQoIm5vdGljZSIpOwogICAgbm90
-                aWNlLnRleHRDb250ZW50ID0gdGV4dDsKICAgIG5vdGljZS5jbGFzc0xpc3QudG9nZ2xlKCJlcnJvciIsIGlzRXJyb3IpOwogIH0s
-                Cn07Cgpjb25zdCBmZWVkID0gbmV3IExpdmVGZWVkKHsKICBvbkV2ZW50KGV2ZW50KSB7CiAgICBmZWVkQ291bnQgKz0gMTsKICAg
-                ICQoImZlZWQtY291bnQiKS50ZXh0Q29udGVudCA9IFN0cmluZyhmZWVkQ291bnQpOwogICAgcHJlcGVuZEZlZWRJdGVtKCQoImZl
-                ZWQiKSwgZXZlbnQsIEZFRURfTElNSVQpOwogICAgc2NoZWR1bGVSZWZyZXNoKEFGVEVSX0VWRU5UX01TKTsKICB9LAogIG9uU3Rh
-                dGUoc3RhdGUpIHsKICAgIGNvbnN0IHBpbGwgPSAkKCJmZWVkLXN0YXRlIik7CiAgICBwaWxsLmRhdGFzZXQuc3RhdGUgPSBzdGF0
-                ZTsKICAgIHBpbGwudGV4dENvbnRlbnQgPSB7IGNvbm5lY3Rpbmc6ICJjb25uZWN0aW5n4oCmIiwgbGl2ZTogImxpdmUiLCBkb3du
-                OiAiZmVlZCBkb3duIiB9W3N0YXRlXSB8fCBzdGF0ZTsKICB9LAogIGFzeW5jIG9uR2F2ZVVwKCkgewogICAgLy8gQSBjbG9zZWQg
-                c291cmNlIG1heSBtZWFuIHRoZSB0b2tlbiBpcyBtaXNzaW5nIG9yIHdyb25nOyB0aGUgbGlzdHMgdGVsbC4KICAgIGF3YWl0IHJl
-                ZnJlc2goKTsKICB9LAp9KTsKCmFzeW5jIGZ1bmN0aW9uIHJlZnJlc2goKSB7CiAgaWYgKHJlZnJlc2hpbmcpIHsKICAgIHJlZnJl
-                c2hBZ2FpbiA9IHRydWU7CiAgICByZXR1cm47CiAgfQogIHJlZnJlc2hpbmcgPSB0cnVlOwogIHRyeSB7CiAgICBjb25zdCByZXN1
-                bHRzID0gYXdhaXQgUHJvbWlzZS5hbGxTZXR0bGVkKFBBTkVMUy5tYXAoKHBhbmVsKSA9PiBhZG1pbkdldChwYW5lbC5wYXRoKSkp
-                OwogICAgY29uc3QgZGVuaWVkID0gcmVzdWx0cy5maW5kKChyZXN1bHQpID0+IHJlc3VsdC5yZWFzb24gaW5zdGFuY2VvZiBBZG1p
-                blVuYXV0aG9yaXplZEVycm9yKTsKICAgIGlmIChkZW5pZWQpIHJldHVybiBhc2tGb3JUb2tlbihkZW5pZWQucmVhc29uLm1lc3Nh
-                Z2UpOwogICAgcmVzdWx0cy5mb3JFYWNoKChyZXN1bHQsIGluZGV4KSA9PiB7CiAgICAgIGNvbnN0IHBhbmVsID0gUEFORUxTW2lu
-                ZGV4XTsKICAgICAgaWYgKHJlc3VsdC5zdGF0dXMgPT09ICJyZWplY3RlZCIpIHsKICAgICAgICBjb250ZXh0LnJlcG9ydChgTG9h
-                ZGluZyAke3BhbmVsLnBhdGh9IGZhaWxlZDogJHtyZXN1bHQucmVhc29uLm1lc3NhZ2V9YCwgdHJ1ZSk7CiAgICAgICAgcmV0dXJu
-                OwogICAgICB9CiAgICAgIGNvbnN0IGpzb24gPSBKU09OLnN0cmluZ2lmeShyZXN1bHQudmFsdWUpOwogICAgICBpZiAoZHJhd24u
-                Z2V0KHBhbmVsLnRhcmdldCkgPT09IGpzb24pIHJldHVybjsKICAgICAgZHJhd24uc2V0KHBhbmVsLnRhcmdldCwganNvbik7CiAg
-                ICAgIHBhbmVsLnJlbmRlcigkKHBhbmVsLnRhcmdldCksIHJlc3VsdC52YWx1ZSwgY29udGV4dCk7CiAgICB9KTsKICAgIGlmICgh
-                YXV0aG9yaXplZCkgYmVjb21lQXV0aG9yaXplZCgpOwogIH0gZmluYWxseSB7CiAgICByZWZyZXNoaW5nID0gZmFsc2U7CiAgICBp
-                ZiAocmVmcmVzaEFnYWluKSB7CiAgICAgIHJlZnJlc2hBZ2FpbiA9IGZhbHNlOwogICAgICBzY2hlZHVsZVJlZnJlc2goMCk7CiAg
-                ICB9CiAgfQp9CgpmdW5jdGlvbiBzY2hlZHVsZVJlZnJlc2goZGVsYXkpIHsKICBpZiAocmVmcmVzaFRpbWVyICE9PSBudWxsKSBy
-                ZXR1cm47CiAgcmVmcmVzaFRpbWVyID0gc2V0VGltZW91dCgoKSA9PiB7CiAgICByZWZyZXNoVGltZXIgPSBudWxsOwogICAgcmVm
-                cmVzaCgpOwogIH0sIGRlbGF5KTsKfQoKZnVuY3Rpb24gYmVjb21lQXV0aG9yaXplZCgpIHsKICBhdXRob3JpemVkID0gdHJ1ZTsK
-                ICAkKCJ0b2tlbi1wYW5lbCIpLmhpZGRlbiA9IHRydWU7CiAgJCgiZGFzaGJvYXJkIikuaGlkZGVuID0gZmFsc2U7CiAgZmVlZC5z
-                dGFydCgpOwp9CgpmdW5jdGlvbiBhc2tGb3JUb2tlbihkZXRhaWwpIHsKICBhdXRob3JpemVkID0gZmFsc2U7CiAgZmVlZC5zdG9w
-                KCk7CiAgZmVlZC5vblN0YXRlKCJkb3duIik7CiAgJCgiZmVlZC1zdGF0ZSIpLnRleHRDb250ZW50ID0gInRva2VuIG5lZWRlZCI7
-                CiAgJCgiZmVlZC1zdGF0ZSIpLmRhdGFzZXQuc3RhdGUgPSAidG9rZW4iOwogICQoImRhc2hib2FyZCIpLmhpZGRlbiA9IHRydWU7
-                CiAgJCgidG9rZW4tcGFuZWwiKS5oaWRkZW4gPSBmYWxzZTsKICAkKCJ0b2tlbi1lcnJvciIpLnRleHRDb250ZW50ID0gYWRtaW5U
-                b2tlbigpID8gYFRoZSBzZXJ2ZXIgcmVmdXNlZCB0aGUgdG9rZW46ICR7ZGV0YWlsfWAgOiAiIjsKICBkcmF3bi5jbGVhcigpOwog
-                ICQoImFkbWluLXRva2VuIikuZm9jdXMoKTsKfQoKZnVuY3Rpb24gc2V0VXBUb2tlbkZvcm0oKSB7CiAgJCgidG9rZW4tZm9ybSIp
-                LmFkZEV2ZW50TGlzdGVuZXIoInN1Ym1pdCIsIGFzeW5jIChldmVudCkgPT4gewogICAgZXZlbnQucHJldmVudERlZmF1bHQoKTsK
-                ICAgIHNldEFkbWluVG9rZW4oJCgiYWRtaW4tdG9rZW4iKS52YWx1ZS50cmltKCkpOwogICAgJCgidG9rZW4tZXJyb3IiKS50ZXh0
-                Q29udGVudCA9ICIiOwogICAgYXdhaXQgcmVmcmVzaCgpOwogIH0pOwogICQoImZvcmdldC10b2tlbiIpLmFkZEV2ZW50TGlzdGVu
-                ZXIoImNsaWNrIiwgKCkgPT4gewogICAgc2V0QWRtaW5Ub2tlbihudWxsKTsKICAgIGFza0ZvclRva2VuKCIiKTsKICB9KTsKfQoK
-                YXN5bmMgZnVuY3Rpb24gc2hvd1ZlcnNpb24oKSB7CiAgdHJ5IHsKICAgIGNvbnN0IGhlYWx0aCA9IGF3YWl0IGFkbWluR2V0KCIv
-                X19hZG1pbi9oZWFsdGgiKTsKICAgICQoInZlcnNpb24iKS50ZXh0Q29udGVudCA9IGB2JHtoZWFsdGgudmVyc2lvbn1gOwogIH0g
-                Y2F0Y2ggewogICAgLy8gVGhlIHZlcnNpb24gaXMgZGVjb3JhdGlvbjsgdGhlIHBhbmVscyByZXBvcnQgcmVhbCBmYWlsdXJlcy4K
-                ICB9Cn0KCmZ1bmN0aW9uIHN0YXJ0KCkgewogIHNldFVwVG9rZW5Gb3JtKCk7CiAgc2V0VXBGYXVsdEZvcm0oJCgiZmF1bHQtZm9y
-                bSIpLCBjb250ZXh0KTsKICAkKCJzaG93LXJlcXVlc3RzIikuYWRkRXZlbnRMaXN0ZW5lcigiY2hhbmdlIiwgKGV2ZW50KSA9PiB7
-                CiAgICAkKCJmZWVkIikuY2xhc3NMaXN0LnRvZ2dsZSgiaGlkZS1yZXF1ZXN0cyIsICFldmVudC50YXJnZXQuY2hlY2tlZCk7CiAg
-                fSk7CiAgc2hvd1ZlcnNpb24oKTsKICByZWZyZXNoKCk7CiAgc2V0SW50ZXJ2YWwoKCkgPT4gewogICAgaWYgKGF1dGhvcml6ZWQg
-                JiYgZG9jdW1lbnQudmlzaWJpbGl0eVN0YXRlID09PSAidmlzaWJsZSIpIHNjaGVkdWxlUmVmcmVzaCgwKTsKICB9LCBQT0xMX01T
-                KTsKfQoKc3RhcnQoKTsK
+                anMvcGFuZWxzL3JlY29yZGluZy5qcyI7CmltcG9ydCB7IHJlbmRlclNjZW5hcmlvcyB9IGZyb20gIi4vanMvcGFuZWxzL3NjZW5h
+                cmlvcy5qcyI7CmltcG9ydCB7IHJlbmRlclN0cmVhbXMgfSBmcm9tICIuL2pzL3BhbmVscy9zdHJlYW1zLmpzIjsKCmNvbnN0IEZF
+                RURfTElNSVQgPSAzMDA7CmNvbnN0IFBPTExfTVMgPSAyMDAwOwpjb25zdCBBRlRFUl9FVkVOVF9NUyA9IDE1MDsKCmNvbnN0ICQg
+                PSAoaWQpID0+IGRvY3VtZW50LmdldEVsZW1lbnRCeUlkKGlkKTsKCi8qKiBFYWNoIHBhbmVsOiB3aGVyZSBpdHMgZGF0YSBjb21l
+                cyBmcm9tIGFuZCBob3cgaXQgaXMgZHJhd24uICovCmNvbnN0IFBBTkVMUyA9IFsKICB7IHBhdGg6ICIvX19hZG1pbi9zZXNzaW9u
+                cyIsIHRhcmdldDogInNlc3Npb25zIiwgcmVuZGVyOiByZW5kZXJTZXNzaW9ucyB9LAogIHsgcGF0aDogIi9fX2FkbWluL3Byb3h5
+                L3Nlc3Npb25zIiwgdGFyZ2V0OiAicHJveHktc2Vzc2lvbnMiLCByZW5kZXI6IHJlbmRlclByb3h5U2Vzc2lvbnMgfSwKICB7IHBh
+                dGg6ICIvX19hZG1pbi9yZWNvcmRpbmdzL3N0YXR1cyIsIHRhcmdldDogInJlY29yZGluZyIsIHJlbmRlcjogcmVuZGVyUmVjb3Jk
+                aW5nIH0sCiAgeyBwYXRoOiAiL19fYWRtaW4vc2NlbmFyaW9zIiwgdGFyZ2V0OiAic2NlbmFyaW9zIiwgcmVuZGVyOiByZW5kZXJT
+                Y2VuYXJpb3MgfSwKICB7IHBhdGg6ICIvX19hZG1pbi91c2VycyIsIHRhcmdldDogInVzZXJzIiwgcmVuZGVyOiByZW5kZXJVc2Vy
+                cyB9LAogIHsgcGF0aDogIi9fX2FkbWluL3N0cmVhbXMiLCB0YXJnZXQ6ICJzdHJlYW1zIiwgcmVuZGVyOiByZW5kZXJTdHJlYW1z
+                IH0sCiAgeyBwYXRoOiAiL19fYWRtaW4vaW1wb3J0cyIsIHRhcmdldDogImltcG9ydHMiLCByZW5kZXI6IHJlbmRlckltcG9ydHMg
+                fSwKICB7IHBhdGg6ICIvX19hZG1pbi9nZW5lcmF0aW9ucyIsIHRhcmdldDogImdlbmVyYXRpb25zIiwgcmVuZGVyOiByZW5kZXJH
+                ZW5lcmF0aW9ucyB9LAogIHsgcGF0aDogIi9fX2FkbWluL3dvcmtmbG93cyIsIHRhcmdldDogIndvcmtmbG93cyIsIHJlbmRlcjog
+                cmVuZGVyV29ya2Zsb3dzIH0sCiAgeyBwYXRoOiAiL19fYWRtaW4vZmF1bHRzIiwgdGFyZ2V0OiAiZmF1bHRzIiwgcmVuZGVyOiBy
+                ZW5kZXJGYXVsdHMgfSwKICB7IHBhdGg6ICIvX19hZG1pbi9yZXF1ZXN0cz9saW1pdD0xMDAiLCB0YXJnZXQ6ICJqb3VybmFsIiwg
+                cmVuZGVyOiByZW5kZXJKb3VybmFsIH0sCl07CgovKiogV2hhdCBlYWNoIHBhbmVsIGxhc3QgZHJldywgc28gYW4gdW5jaGFuZ2Vk
+                IHBhbmVsIGlzIGxlZnQgYWxvbmUgKGFuZCBrZWVwcyB3aGF0IGlzIHR5cGVkIGluIGl0KS4gKi8KY29uc3QgZHJhd24gPSBuZXcg
+                TWFwKCk7CmxldCByZWZyZXNoaW5nID0gZmFsc2U7CmxldCByZWZyZXNoQWdhaW4gPSBmYWxzZTsKbGV0IHJlZnJlc2hUaW1lciA9
+                IG51bGw7CmxldCBhdXRob3JpemVkID0gZmFsc2U7CmxldCBmZWVkQ291bnQgPSAwOwoKY29uc3QgY29udGV4dCA9IHsKICAvKiog
+                UnVucyBhbiBhZG1pbiBhY3Rpb24sIHNheXMgaG93IGl0IHdlbnQsIGFuZCByZWZyZXNoZXMuICovCiAgYXN5bmMgYWN0KGxhYmVs
+                LCBhY3Rpb24pIHsKICAgIHRyeSB7CiAgICAgIGF3YWl0IGFjdGlvbigpOwogICAgICBjb250ZXh0LnJlcG9ydChgJHtsYWJlbH06
+                IGRvbmVgKTsKICAgIH0gY2F0Y2ggKGVycm9yKSB7CiAgICAgIGlmIChlcnJvciBpbnN0YW5jZW9mIEFkbWluVW5hdXRob3JpemVk
+                RXJyb3IpIHJldHVybiBhc2tGb3JUb2tlbihlcnJvci5tZXNzYWdlKTsKICAgICAgY29udGV4dC5yZXBvcnQoYCR7bGFiZWx9IGZh
+                aWxlZDogJHtlcnJvci5tZXNzYWdlfWAsIHRydWUpOwogICAgfQogICAgc2NoZWR1bGVSZWZyZXNoKDApOwogIH0sCiAgcmVwb3J0
+                KHRleHQsIGlzRXJyb3IgPSBmYWxzZSkgewogICAgY29uc3Qgbm90aWNlID0gJCgibm90aWNlIik7CiAgICBub3RpY2UudGV4dENv
+                bnRlbnQgPSB0ZXh0OwogICAgbm90aWNlLmNsYXNzTGlzdC50b2dnbGUoImVycm9yIiwgaXNFcnJvcik7CiAgfSwKfTsKCmNvbnN0
+                IGZlZWQgPSBuZXcgTGl2ZUZlZWQoewogIG9uRXZlbnQoZXZlbnQpIHsKICAgIGZlZWRDb3VudCArPSAxOwogICAgJCgiZmVlZC1j
+                b3VudCIpLnRleHRDb250ZW50ID0gU3RyaW5nKGZlZWRDb3VudCk7CiAgICBwcmVwZW5kRmVlZEl0ZW0oJCgiZmVlZCIpLCBldmVu
+                dCwgRkVFRF9MSU1JVCk7CiAgICBzY2hlZHVsZVJlZnJlc2goQUZURVJfRVZFTlRfTVMpOwogIH0sCiAgb25TdGF0ZShzdGF0ZSkg
+                ewogICAgY29uc3QgcGlsbCA9ICQoImZlZWQtc3RhdGUiKTsKICAgIHBpbGwuZGF0YXNldC5zdGF0ZSA9IHN0YXRlOwogICAgcGls
+                bC50ZXh0Q29udGVudCA9IHsgY29ubmVjdGluZzogImNvbm5lY3RpbmfigKYiLCBsaXZlOiAibGl2ZSIsIGRvd246ICJmZWVkIGRv
+                d24iIH1bc3RhdGVdIHx8IHN0YXRlOwogIH0sCiAgYXN5bmMgb25HYXZlVXAoKSB7CiAgICAvLyBBIGNsb3NlZCBzb3VyY2UgbWF5
+                IG1lYW4gdGhlIHRva2VuIGlzIG1pc3Npbmcgb3Igd3Jvbmc7IHRoZSBsaXN0cyB0ZWxsLgogICAgYXdhaXQgcmVmcmVzaCgpOwog
+                IH0sCn0pOwoKYXN5bmMgZnVuY3Rpb24gcmVmcmVzaCgpIHsKICBpZiAocmVmcmVzaGluZykgewogICAgcmVmcmVzaEFnYWluID0g
+                dHJ1ZTsKICAgIHJldHVybjsKICB9CiAgcmVmcmVzaGluZyA9IHRydWU7CiAgdHJ5IHsKICAgIGNvbnN0IHJlc3VsdHMgPSBhd2Fp
+                dCBQcm9taXNlLmFsbFNldHRsZWQoUEFORUxTLm1hcCgocGFuZWwpID0+IGFkbWluR2V0KHBhbmVsLnBhdGgpKSk7CiAgICBjb25z
+                dCBkZW5pZWQgPSByZXN1bHRzLmZpbmQoKHJlc3VsdCkgPT4gcmVzdWx0LnJlYXNvbiBpbnN0YW5jZW9mIEFkbWluVW5hdXRob3Jp
+                emVkRXJyb3IpOwogICAgaWYgKGRlbmllZCkgcmV0dXJuIGFza0ZvclRva2VuKGRlbmllZC5yZWFzb24ubWVzc2FnZSk7CiAgICBy
+                ZXN1bHRzLmZvckVhY2goKHJlc3VsdCwgaW5kZXgpID0+IHsKICAgICAgY29uc3QgcGFuZWwgPSBQQU5FTFNbaW5kZXhdOwogICAg
+                ICBpZiAocmVzdWx0LnN0YXR1cyA9PT0gInJlamVjdGVkIikgewogICAgICAgIGNvbnRleHQucmVwb3J0KGBMb2FkaW5nICR7cGFu
+                ZWwucGF0aH0gZmFpbGVkOiAke3Jlc3VsdC5yZWFzb24ubWVzc2FnZX1gLCB0cnVlKTsKICAgICAgICByZXR1cm47CiAgICAgIH0K
+                ICAgICAgY29uc3QganNvbiA9IEpTT04uc3RyaW5naWZ5KHJlc3VsdC52YWx1ZSk7CiAgICAgIGlmIChkcmF3bi5nZXQocGFuZWwu
+                dGFyZ2V0KSA9PT0ganNvbikgcmV0dXJuOwogICAgICBkcmF3bi5zZXQocGFuZWwudGFyZ2V0LCBqc29uKTsKICAgICAgcGFuZWwu
+                cmVuZGVyKCQocGFuZWwudGFyZ2V0KSwgcmVzdWx0LnZhbHVlLCBjb250ZXh0KTsKICAgIH0pOwogICAgaWYgKCFhdXRob3JpemVk
+                KSBiZWNvbWVBdXRob3JpemVkKCk7CiAgfSBmaW5hbGx5IHsKICAgIHJlZnJlc2hpbmcgPSBmYWxzZTsKICAgIGlmIChyZWZyZXNo
+                QWdhaW4pIHsKICAgICAgcmVmcmVzaEFnYWluID0gZmFsc2U7CiAgICAgIHNjaGVkdWxlUmVmcmVzaCgwKTsKICAgIH0KICB9Cn0K
+                CmZ1bmN0aW9uIHNjaGVkdWxlUmVmcmVzaChkZWxheSkgewogIGlmIChyZWZyZXNoVGltZXIgIT09IG51bGwpIHJldHVybjsKICBy
+                ZWZyZXNoVGltZXIgPSBzZXRUaW1lb3V0KCgpID0+IHsKICAgIHJlZnJlc2hUaW1lciA9IG51bGw7CiAgICByZWZyZXNoKCk7CiAg
+                fSwgZGVsYXkpOwp9CgpmdW5jdGlvbiBiZWNvbWVBdXRob3JpemVkKCkgewogIGF1dGhvcml6ZWQgPSB0cnVlOwogICQoInRva2Vu
+                LXBhbmVsIikuaGlkZGVuID0gdHJ1ZTsKICAkKCJkYXNoYm9hcmQiKS5oaWRkZW4gPSBmYWxzZTsKICBmZWVkLnN0YXJ0KCk7Cn0K
+                CmZ1bmN0aW9uIGFza0ZvclRva2VuKGRldGFpbCkgewogIGF1dGhvcml6ZWQgPSBmYWxzZTsKICBmZWVkLnN0b3AoKTsKICBmZWVk
+                Lm9uU3RhdGUoImRvd24iKTsKICAkKCJmZWVkLXN0YXRlIikudGV4dENvbnRlbnQgPSAidG9rZW4gbmVlZGVkIjsKICAkKCJmZWVk
+                LXN0YXRlIikuZGF0YXNldC5zdGF0ZSA9ICJ0b2tlbiI7CiAgJCgiZGFzaGJvYXJkIikuaGlkZGVuID0gdHJ1ZTsKICAkKCJ0b2tl
+                bi1wYW5lbCIpLmhpZGRlbiA9IGZhbHNlOwogICQoInRva2VuLWVycm9yIikudGV4dENvbnRlbnQgPSBhZG1pblRva2VuKCkgPyBg
+                VGhlIHNlcnZlciByZWZ1c2VkIHRoZSB0b2tlbjogJHtkZXRhaWx9YCA6ICIiOwogIGRyYXduLmNsZWFyKCk7CiAgJCgiYWRtaW4t
+                dG9rZW4iKS5mb2N1cygpOwp9CgpmdW5jdGlvbiBzZXRVcFRva2VuRm9ybSgpIHsKICAkKCJ0b2tlbi1mb3JtIikuYWRkRXZlbnRM
+                aXN0ZW5lcigic3VibWl0IiwgYXN5bmMgKGV2ZW50KSA9PiB7CiAgICBldmVudC5wcmV2ZW50RGVmYXVsdCgpOwogICAgc2V0QWRt
+                aW5Ub2tlbigkKCJhZG1pbi10b2tlbiIpLnZhbHVlLnRyaW0oKSk7CiAgICAkKCJ0b2tlbi1lcnJvciIpLnRleHRDb250ZW50ID0g
+                IiI7CiAgICBhd2FpdCByZWZyZXNoKCk7CiAgfSk7CiAgJCgiZm9yZ2V0LXRva2VuIikuYWRkRXZlbnRMaXN0ZW5lcigiY2xpY2si
+                LCAoKSA9PiB7CiAgICBzZXRBZG1pblRva2VuKG51bGwpOwogICAgYXNrRm9yVG9rZW4oIiIpOwogIH0pOwp9Cgphc3luYyBmdW5j
+                dGlvbiBzaG93VmVyc2lvbigpIHsKICB0cnkgewogICAgY29uc3QgaGVhbHRoID0gYXdhaXQgYWRtaW5HZXQoIi9fX2FkbWluL2hl
+                YWx0aCIpOwogICAgJCgidmVyc2lvbiIpLnRleHRDb250ZW50ID0gYHYke2hlYWx0aC52ZXJzaW9ufWA7CiAgfSBjYXRjaCB7CiAg
+                ICAvLyBUaGUgdmVyc2lvbiBpcyBkZWNvcmF0aW9uOyB0aGUgcGFuZWxzIHJlcG9ydCByZWFsIGZhaWx1cmVzLgogIH0KfQoKZnVu
+                Y3Rpb24gc3RhcnQoKSB7CiAgc2V0VXBUb2tlbkZvcm0oKTsKICBzZXRVcEZhdWx0Rm9ybSgkKCJmYXVsdC1mb3JtIiksIGNvbnRl
+                eHQpOwogICQoInNob3ctcmVxdWVzdHMiKS5hZGRFdmVudExpc3RlbmVyKCJjaGFuZ2UiLCAoZXZlbnQpID0+IHsKICAgICQoImZl
+                ZWQiKS5jbGFzc0xpc3QudG9nZ2xlKCJoaWRlLXJlcXVlc3RzIiwgIWV2ZW50LnRhcmdldC5jaGVja2VkKTsKICB9KTsKICBzaG93
+                VmVyc2lvbigpOwogIHJlZnJlc2goKTsKICBzZXRJbnRlcnZhbCgoKSA9PiB7CiAgICBpZiAoYXV0aG9yaXplZCAmJiBkb2N1bWVu
+                dC52aXNpYmlsaXR5U3RhdGUgPT09ICJ2aXNpYmxlIikgc2NoZWR1bGVSZWZyZXNoKDApOwogIH0sIFBPTExfTVMpOwp9CgpzdGFy
+                dCgpOwo=
                 """),
         EmbeddedFile(
             path: "favicon.png", etag: "\"d1-e8ccce9761fc6263\"",
@@ -99,7 +101,7 @@ extension EmbeddedResources {
                 AClJWH4NUx+i8qdY+jNK+47LCxKJkkyiKJUoyyUaE4nWTKI5XT0e9YAu8EfWA5wAAAAASUVORK5CYII=
                 """),
         EmbeddedFile(
-            path: "index.html", etag: "\"d9d-8d7276771514cbb9\"",
+            path: "index.html", etag: "\"e1f-d91056da814cafaf\"",
             base64: """
                 PCFkb2N0eXBlIGh0bWw+CjxodG1sIGxhbmc9ImVuIj4KPGhlYWQ+CiAgPG1ldGEgY2hhcnNldD0idXRmLTgiPgogIDxtZXRhIG5h
                 bWU9InZpZXdwb3J0IiBjb250ZW50PSJ3aWR0aD1kZXZpY2Utd2lkdGgsIGluaXRpYWwtc2NhbGU9MSI+CiAgPHRpdGxlPm1vY2ti
@@ -123,31 +125,33 @@ extension EmbeddedResources {
                 bnMtcGFuZWwiPgogICAgICAgIDxoMj5Qcm94eSBzZXNzaW9uIHRva2VuczwvaDI+CiAgICAgICAgPGRpdiBpZD0icHJveHktc2Vz
                 c2lvbnMiPjwvZGl2PgogICAgICA8L3NlY3Rpb24+CgogICAgICA8c2VjdGlvbiBjbGFzcz0iY2FyZCIgaWQ9InJlY29yZGluZy1w
                 YW5lbCI+CiAgICAgICAgPGgyPlJlY29yZGluZzwvaDI+CiAgICAgICAgPGRpdiBpZD0icmVjb3JkaW5nIj48L2Rpdj4KICAgICAg
-                PC9zZWN0aW9uPgoKICAgICAgPHNlY3Rpb24gY2xhc3M9ImNhcmQiIGlkPSJ1c2Vycy1wYW5lbCI+CiAgICAgICAgPGgyPlVzZXJz
-                IGFuZCBiYWxhbmNlczwvaDI+CiAgICAgICAgPGRpdiBpZD0idXNlcnMiPjwvZGl2PgogICAgICA8L3NlY3Rpb24+CgogICAgICA8
-                c2VjdGlvbiBjbGFzcz0iY2FyZCIgaWQ9ImpvYnMtcGFuZWwiPgogICAgICAgIDxoMj5Kb2JzPC9oMj4KICAgICAgICA8aDM+Q1NW
-                IGltcG9ydHM8L2gzPgogICAgICAgIDxkaXYgaWQ9ImltcG9ydHMiPjwvZGl2PgogICAgICAgIDxoMz5HZW5lcmF0aW9uczwvaDM+
-                CiAgICAgICAgPGRpdiBpZD0iZ2VuZXJhdGlvbnMiPjwvZGl2PgogICAgICA8L3NlY3Rpb24+CgogICAgICA8c2VjdGlvbiBjbGFz
-                cz0iY2FyZCIgaWQ9InN0cmVhbXMtcGFuZWwiPgogICAgICAgIDxoMj5TdHJlYW1zPC9oMj4KICAgICAgICA8ZGl2IGlkPSJzdHJl
-                YW1zIj48L2Rpdj4KICAgICAgPC9zZWN0aW9uPgoKICAgICAgPHNlY3Rpb24gY2xhc3M9ImNhcmQiIGlkPSJ3b3JrZmxvd3MtcGFu
-                ZWwiPgogICAgICAgIDxoMj5Xb3JrZmxvd3M8L2gyPgogICAgICAgIDxkaXYgaWQ9IndvcmtmbG93cyI+PC9kaXY+CiAgICAgIDwv
-                c2VjdGlvbj4KCiAgICAgIDxzZWN0aW9uIGNsYXNzPSJjYXJkIiBpZD0iZmF1bHRzLXBhbmVsIj4KICAgICAgICA8aDI+RmF1bHRz
-                PC9oMj4KICAgICAgICA8ZGl2IGlkPSJmYXVsdHMiPjwvZGl2PgogICAgICAgIDxmb3JtIGlkPSJmYXVsdC1mb3JtIiBjbGFzcz0i
-                aW5saW5lLWZvcm0iPgogICAgICAgICAgPGxhYmVsPk1ldGhvZCA8aW5wdXQgbmFtZT0ibWV0aG9kIiBzaXplPSI2IiBwbGFjZWhv
-                bGRlcj0iYW55Ij48L2xhYmVsPgogICAgICAgICAgPGxhYmVsPlBhdGggPGlucHV0IG5hbWU9InBhdGgiIHNpemU9IjI0IiBwbGFj
-                ZWhvbGRlcj0iL2FwaS92Mi9pbXBvcnRzLyovc3RyZWFtIj48L2xhYmVsPgogICAgICAgICAgPGxhYmVsPktpbmQgPHNlbGVjdCBu
-                YW1lPSJraW5kIj48L3NlbGVjdD48L2xhYmVsPgogICAgICAgICAgPGxhYmVsPk9wdGlvbnMgPGlucHV0IG5hbWU9Im9wdGlvbnMi
-                IHNpemU9IjI4IiBjbGFzcz0ibW9ubyI+PC9sYWJlbD4KICAgICAgICAgIDxsYWJlbD5UaW1lcyA8aW5wdXQgbmFtZT0idGltZXMi
-                IHR5cGU9Im51bWJlciIgbWluPSIxIiBzaXplPSI0IiBwbGFjZWhvbGRlcj0i4oieIj48L2xhYmVsPgogICAgICAgICAgPGJ1dHRv
-                biB0eXBlPSJzdWJtaXQiPkFkZCBmYXVsdDwvYnV0dG9uPgogICAgICAgIDwvZm9ybT4KICAgICAgPC9zZWN0aW9uPgoKICAgICAg
-                PHNlY3Rpb24gY2xhc3M9ImNhcmQiIGlkPSJqb3VybmFsLXBhbmVsIj4KICAgICAgICA8aDI+UmVxdWVzdCBqb3VybmFsPC9oMj4K
-                ICAgICAgICA8ZGl2IGlkPSJqb3VybmFsIj48L2Rpdj4KICAgICAgPC9zZWN0aW9uPgoKICAgICAgPHAgY2xhc3M9Im11dGVkIGZv
-                b3Rub3RlIj4KICAgICAgICBUb2tlbjogPGJ1dHRvbiB0eXBlPSJidXR0b24iIGlkPSJmb3JnZXQtdG9rZW4iIGNsYXNzPSJsaW5r
-                Ij5mb3JnZXQgaXQgb24gdGhpcyB0YWI8L2J1dHRvbj4KICAgICAgPC9wPgogICAgPC9kaXY+CgogICAgPGFzaWRlIGNsYXNzPSJj
-                YXJkIGZlZWQtcGFuZWwiPgogICAgICA8aDI+TGl2ZSBmZWVkIDxzcGFuIGlkPSJmZWVkLWNvdW50IiBjbGFzcz0ibXV0ZWQiPjA8
-                L3NwYW4+PC9oMj4KICAgICAgPGxhYmVsIGNsYXNzPSJtdXRlZCI+PGlucHV0IHR5cGU9ImNoZWNrYm94IiBpZD0ic2hvdy1yZXF1
-                ZXN0cyIgY2hlY2tlZD4gcmVxdWVzdHM8L2xhYmVsPgogICAgICA8b2wgaWQ9ImZlZWQiIGNsYXNzPSJmZWVkIj48L29sPgogICAg
-                PC9hc2lkZT4KICA8L21haW4+CjwvYm9keT4KPC9odG1sPgo=
+                PC9zZWN0aW9uPgoKICAgICAgPHNlY3Rpb24gY2xhc3M9ImNhcmQiIGlkPSJzY2VuYXJpb3MtcGFuZWwiPgogICAgICAgIDxoMj5T
+                Y2VuYXJpb3M8L2gyPgogICAgICAgIDxkaXYgaWQ9InNjZW5hcmlvcyI+PC9kaXY+CiAgICAgIDwvc2VjdGlvbj4KCiAgICAgIDxz
+                ZWN0aW9uIGNsYXNzPSJjYXJkIiBpZD0idXNlcnMtcGFuZWwiPgogICAgICAgIDxoMj5Vc2VycyBhbmQgYmFsYW5jZXM8L2gyPgog
+                ICAgICAgIDxkaXYgaWQ9InVzZXJzIj48L2Rpdj4KICAgICAgPC9zZWN0aW9uPgoKICAgICAgPHNlY3Rpb24gY2xhc3M9ImNhcmQi
+                IGlkPSJqb2JzLXBhbmVsIj4KICAgICAgICA8aDI+Sm9iczwvaDI+CiAgICAgICAgPGgzPkNTViBpbXBvcnRzPC9oMz4KICAgICAg
+                ICA8ZGl2IGlkPSJpbXBvcnRzIj48L2Rpdj4KICAgICAgICA8aDM+R2VuZXJhdGlvbnM8L2gzPgogICAgICAgIDxkaXYgaWQ9Imdl
+                bmVyYXRpb25zIj48L2Rpdj4KICAgICAgPC9zZWN0aW9uPgoKICAgICAgPHNlY3Rpb24gY2xhc3M9ImNhcmQiIGlkPSJzdHJlYW1z
+                LXBhbmVsIj4KICAgICAgICA8aDI+U3RyZWFtczwvaDI+CiAgICAgICAgPGRpdiBpZD0ic3RyZWFtcyI+PC9kaXY+CiAgICAgIDwv
+                c2VjdGlvbj4KCiAgICAgIDxzZWN0aW9uIGNsYXNzPSJjYXJkIiBpZD0id29ya2Zsb3dzLXBhbmVsIj4KICAgICAgICA8aDI+V29y
+                a2Zsb3dzPC9oMj4KICAgICAgICA8ZGl2IGlkPSJ3b3JrZmxvd3MiPjwvZGl2PgogICAgICA8L3NlY3Rpb24+CgogICAgICA8c2Vj
+                dGlvbiBjbGFzcz0iY2FyZCIgaWQ9ImZhdWx0cy1wYW5lbCI+CiAgICAgICAgPGgyPkZhdWx0czwvaDI+CiAgICAgICAgPGRpdiBp
+                ZD0iZmF1bHRzIj48L2Rpdj4KICAgICAgICA8Zm9ybSBpZD0iZmF1bHQtZm9ybSIgY2xhc3M9ImlubGluZS1mb3JtIj4KICAgICAg
+                ICAgIDxsYWJlbD5NZXRob2QgPGlucHV0IG5hbWU9Im1ldGhvZCIgc2l6ZT0iNiIgcGxhY2Vob2xkZXI9ImFueSI+PC9sYWJlbD4K
+                ICAgICAgICAgIDxsYWJlbD5QYXRoIDxpbnB1dCBuYW1lPSJwYXRoIiBzaXplPSIyNCIgcGxhY2Vob2xkZXI9Ii9hcGkvdjIvaW1w
+                b3J0cy8qL3N0cmVhbSI+PC9sYWJlbD4KICAgICAgICAgIDxsYWJlbD5LaW5kIDxzZWxlY3QgbmFtZT0ia2luZCI+PC9zZWxlY3Q+
+                PC9sYWJlbD4KICAgICAgICAgIDxsYWJlbD5PcHRpb25zIDxpbnB1dCBuYW1lPSJvcHRpb25zIiBzaXplPSIyOCIgY2xhc3M9Im1v
+                bm8iPjwvbGFiZWw+CiAgICAgICAgICA8bGFiZWw+VGltZXMgPGlucHV0IG5hbWU9InRpbWVzIiB0eXBlPSJudW1iZXIiIG1pbj0i
+                MSIgc2l6ZT0iNCIgcGxhY2Vob2xkZXI9IuKIniI+PC9sYWJlbD4KICAgICAgICAgIDxidXR0b24gdHlwZT0ic3VibWl0Ij5BZGQg
+                ZmF1bHQ8L2J1dHRvbj4KICAgICAgICA8L2Zvcm0+CiAgICAgIDwvc2VjdGlvbj4KCiAgICAgIDxzZWN0aW9uIGNsYXNzPSJjYXJk
+                IiBpZD0iam91cm5hbC1wYW5lbCI+CiAgICAgICAgPGgyPlJlcXVlc3Qgam91cm5hbDwvaDI+CiAgICAgICAgPGRpdiBpZD0iam91
+                cm5hbCI+PC9kaXY+CiAgICAgIDwvc2VjdGlvbj4KCiAgICAgIDxwIGNsYXNzPSJtdXRlZCBmb290bm90ZSI+CiAgICAgICAgVG9r
+                ZW46IDxidXR0b24gdHlwZT0iYnV0dG9uIiBpZD0iZm9yZ2V0LXRva2VuIiBjbGFzcz0ibGluayI+Zm9yZ2V0IGl0IG9uIHRoaXMg
+                dGFiPC9idXR0b24+CiAgICAgIDwvcD4KICAgIDwvZGl2PgoKICAgIDxhc2lkZSBjbGFzcz0iY2FyZCBmZWVkLXBhbmVsIj4KICAg
+                ICAgPGgyPkxpdmUgZmVlZCA8c3BhbiBpZD0iZmVlZC1jb3VudCIgY2xhc3M9Im11dGVkIj4wPC9zcGFuPjwvaDI+CiAgICAgIDxs
+                YWJlbCBjbGFzcz0ibXV0ZWQiPjxpbnB1dCB0eXBlPSJjaGVja2JveCIgaWQ9InNob3ctcmVxdWVzdHMiIGNoZWNrZWQ+IHJlcXVl
+                c3RzPC9sYWJlbD4KICAgICAgPG9sIGlkPSJmZWVkIiBjbGFzcz0iZmVlZCI+PC9vbD4KICAgIDwvYXNpZGU+CiAgPC9tYWluPgo8
+                L2JvZHk+CjwvaHRtbD4K
                 """),
         EmbeddedFile(
             path: "js/admin-api.js", etag: "\"e9e-c7bb4a5172ce515b\"",
@@ -565,6 +569,35 @@ extension EmbeddedResources {
                 ICAgICBjb250ZXh0LmFjdCgiZG93bmxvYWQgdGhlIEhBUiIsICgpID0+CiAgICAgICAgICBhZG1pbkRvd25sb2FkKCIvX19hZG1p
                 bi9yZXF1ZXN0cz9mb3JtYXQ9aGFyJmxpbWl0PTUwMDAiLCAibW9ja2JhY2tlbmQuaGFyIiksCiAgICAgICAgKSwKICAgICAgKSwK
                 ICAgICksCiAgKTsKfQo=
+                """),
+        EmbeddedFile(
+            path: "js/panels/scenarios.js", etag: "\"73b-f0ed179dfafe4e5a\"",
+            base64: """
+                Ly8gV2lyZU1vY2sgc2NlbmFyaW9zOiBlYWNoIHNjZW5hcmlvIHRoZSBtYXBwaW5ncyBuYW1lLCBpdHMgc3RhdGUgKGFuZCB0aGUg
+                Y29waWVzIGNsaWVudHMKLy8gd2l0aCBhIHNjZW5hcmlvU2NvcGUgdmFsdWUgaGF2ZSBtb3ZlZCksIGEgc2VsZWN0IHRvIHNldCBp
+                dHMgc3RhdGUsIGFuZCBSZXNldCBhbGwuCgppbXBvcnQgeyBhZG1pblBvc3QsIGFkbWluUmVxdWVzdCwgc2VnbWVudCB9IGZyb20g
+                Ii4uL2FkbWluLWFwaS5qcyI7CmltcG9ydCB7IGFjdGlvbkJ1dHRvbiwgYmFkZ2UsIGVsLCB0YWJsZSB9IGZyb20gIi4uL2RvbS5q
+                cyI7CgpleHBvcnQgZnVuY3Rpb24gcmVuZGVyU2NlbmFyaW9zKGNvbnRhaW5lciwgbGlzdCwgY29udGV4dCkgewogIGNvbnN0IHJv
+                d3MgPSBsaXN0LnNjZW5hcmlvcy5tYXAoKHNjZW5hcmlvKSA9PiB7CiAgICBjb25zdCBzZWxlY3QgPSBlbCgKICAgICAgInNlbGVj
+                dCIsCiAgICAgIHsgYXR0cnM6IHsgImFyaWEtbGFiZWwiOiBgc3RhdGUgb2YgJHtzY2VuYXJpby5uYW1lfWAgfSwgZGF0YXNldDog
+                eyBzY2VuYXJpb1N0YXRlOiBzY2VuYXJpby5uYW1lIH0gfSwKICAgICAgc2NlbmFyaW8ucG9zc2libGVTdGF0ZXMubWFwKChzdGF0
+                ZSkgPT4KICAgICAgICBlbCgib3B0aW9uIiwgeyB0ZXh0OiBzdGF0ZSwgYXR0cnM6IHsgdmFsdWU6IHN0YXRlLCBzZWxlY3RlZDog
+                c3RhdGUgPT09IHNjZW5hcmlvLnN0YXRlIH0gfSksCiAgICAgICksCiAgICApOwogICAgc2VsZWN0LmFkZEV2ZW50TGlzdGVuZXIo
+                ImNoYW5nZSIsICgpID0+CiAgICAgIGNvbnRleHQuYWN0KGBzZXQgJHtzY2VuYXJpby5uYW1lfSB0byAke3NlbGVjdC52YWx1ZX1g
+                LCAoKSA9PgogICAgICAgIGFkbWluUmVxdWVzdCgiUFVUIiwgYC9fX2FkbWluL3NjZW5hcmlvcy8ke3NlZ21lbnQoc2NlbmFyaW8u
+                bmFtZSl9L3N0YXRlYCwgeyBzdGF0ZTogc2VsZWN0LnZhbHVlIH0pLAogICAgICApLAogICAgKTsKICAgIGNvbnN0IGNvcGllcyA9
+                IHNjZW5hcmlvLnNjb3Blcy5tYXAoKGNvcHkpID0+IGAke2NvcHkudmFsdWV9OiAke2NvcHkuc3RhdGV9YCkuam9pbigiLCAiKTsK
+                ICAgIHJldHVybiBlbCgKICAgICAgInRyIiwKICAgICAgeyBkYXRhc2V0OiB7IHNjZW5hcmlvOiBzY2VuYXJpby5uYW1lLCBzdGF0
+                ZTogc2NlbmFyaW8uc3RhdGUgfSB9LAogICAgICBlbCgidGQiLCB7IHRleHQ6IHNjZW5hcmlvLm5hbWUgfSksCiAgICAgIGVsKCJ0
+                ZCIsIHt9LCBiYWRnZShzY2VuYXJpby5zdGF0ZSwgc2NlbmFyaW8uc3RhdGUgPT09ICJTdGFydGVkIiA/ICIiIDogIm9rIikpLAog
+                ICAgICBlbCgidGQiLCB7IGNsYXNzTmFtZTogIm11dGVkIiwgdGV4dDogY29waWVzIH0pLAogICAgICBlbCgidGQiLCB7IGNsYXNz
+                TmFtZTogIm51bWJlciIsIHRleHQ6IFN0cmluZyhzY2VuYXJpby5tYXBwaW5ncy5sZW5ndGgpIH0pLAogICAgICBlbCgidGQiLCB7
+                IGNsYXNzTmFtZTogImFjdGlvbnMiIH0sIHNlbGVjdCksCiAgICApOwogIH0pOwogIGNvbnRhaW5lci5yZXBsYWNlQ2hpbGRyZW4o
+                CiAgICB0YWJsZSgKICAgICAgWyJTY2VuYXJpbyIsICJTdGF0ZSIsICJQZXIgY2xpZW50IiwgIk1hcHBpbmdzIiwgIlNldCBzdGF0
+                ZSJdLAogICAgICByb3dzLAogICAgICAiTm8gc2NlbmFyaW9zOiBtYXBwaW5ncyB3aXRoIHNjZW5hcmlvTmFtZSBzaG93IGhlcmUu
+                IiwKICAgICksCiAgICBsaXN0LnNjZW5hcmlvcy5sZW5ndGggPiAwICYmCiAgICAgIGFjdGlvbkJ1dHRvbigiUmVzZXQgYWxsIiwg
+                InJlc2V0LXNjZW5hcmlvcyIsICgpID0+CiAgICAgICAgY29udGV4dC5hY3QoInJlc2V0IHNjZW5hcmlvcyIsICgpID0+IGFkbWlu
+                UG9zdCgiL19fYWRtaW4vc2NlbmFyaW9zL3Jlc2V0IikpLAogICAgICApLAogICk7Cn0K
                 """),
         EmbeddedFile(
             path: "js/panels/streams.js", etag: "\"e34-514973d2e7cfa0f0\"",
