@@ -622,7 +622,10 @@ struct InvalidMapping: Sendable, CustomTestStringConvertible {
         InvalidMapping(request(#"{"url": 1}"#), "request.url must be a string"),
         InvalidMapping(request(#"{"method": "GE T"}"#), "request.method must be a method name"),
         InvalidMapping(request(#"{"method": 5}"#), "request.method must be a string"),
-        InvalidMapping(request(#"{"bodyPatterns": []}"#), "request.bodyPatterns is not supported"),
+        InvalidMapping(
+            request(#"{"bodyPatterns": [{"matchesJsonPath": "$.a"}]}"#),
+            "request.bodyPatterns[0].matchesJsonPath is not supported"),
+        InvalidMapping(request(#"{"bodyPatterns": {}}"#), "request.bodyPatterns must be an array"),
         InvalidMapping(request(#"{"urlPathTemplate": "/a/{id}"}"#), "request.urlPathTemplate is not supported"),
         InvalidMapping(request(#"{"colour": "red"}"#), "request.colour is not a known field"),
         InvalidMapping(request(#"{"headers": []}"#), "request.headers must be a JSON object"),

@@ -43,8 +43,8 @@ package struct StubMapping: Sendable {
     package var effectivePriority: Int { priority ?? Self.defaultPriority }
 
     /// Whether it answers `request`. Called under `StubStore`'s lock (see `StubRegex`).
-    func matches(_ request: HTTPRequest) -> Bool {
-        self.request.matches(request)
+    func matches(_ request: HTTPRequest, headOnly: Bool = false) -> Bool {
+        self.request.matches(request, headOnly: headOnly)
     }
 
     /// A fresh response for one request.

@@ -24,8 +24,12 @@ struct StubRequestPattern: Sendable {
     var headers: [(name: String, condition: StubValueCondition)]
     /// Query parameter names compare exactly; values are percent-decoded first.
     var queryParameters: [(name: String, condition: StubValueCondition)]
+    /// `bodyPatterns`: every one must hold.
+    var bodyPatterns: [StubBodyPattern] = []
 
-    func matches(_ request: HTTPRequest) -> Bool {
+    /// Whether it answers `request`. With `headOnly` (the body has not arrived) the body
+    /// patterns are taken to hold: the answer is "it may".
+    func matches(_ request: HTTPRequest, headOnly: Bool = false) -> Bool {
         if let method, method != request.method { return false }
         switch url {
         case .any: break
@@ -44,6 +48,9 @@ struct StubRequestPattern: Sendable {
                 return false
             }
         }
+        if !headOnly {
+            for pattern in bodyPatterns where !pattern.matches(request.body) { return false }
+        }
         return true
     }
 
@@ -52,7 +59,6 @@ struct StubRequestPattern: Sendable {
     static let unsupported: [String: String] = [
         "urlPathTemplate": "; use urlPathPattern",
         "pathParameters": "; use urlPathPattern",
-        "bodyPatterns": "",
         "formParameters": "",
         "multipartPatterns": "",
         "cookies": "; match the Cookie header instead",
@@ -68,7 +74,7 @@ struct StubRequestPattern: Sendable {
     static func parse(_ value: JSONValue, path: String) throws(StubMappingError) -> StubRequestPattern {
         let reader = try MappingFieldReader(value, path: path)
         try reader.refuseUnknownKeys(
-            known: Set(["method", "headers", "queryParameters"] + urlFields), unsupported: unsupported)
+            known: Set(["method", "headers", "queryParameters", "bodyPatterns"] + urlFields), unsupported: unsupported)
         var method = try reader.string("method")
         if let given = method {
             guard !given.isEmpty, given.utf8.allSatisfy(HTTPToken.isTChar) else {
@@ -92,9 +98,13 @@ struct StubRequestPattern: Sendable {
                 url = name == "urlPattern" ? .urlPattern(regex) : .urlPathPattern(regex)
             }
         }
+        var bodyPatterns: [StubBodyPattern] = []
+        for (index, item) in (try reader.array("bodyPatterns") ?? []).enumerated() {
+            bodyPatterns.append(try StubBodyPattern.parse(item, path: reader.field("bodyPatterns") + "[\(index)]"))
+        }
         return StubRequestPattern(
             method: method, url: url, headers: try conditions(reader, "headers"),
-            queryParameters: try conditions(reader, "queryParameters"))
+            queryParameters: try conditions(reader, "queryParameters"), bodyPatterns: bodyPatterns)
     }
 
     /// `{"Name": {"equalTo": …}, …}`, in name order so matching is repeatable.

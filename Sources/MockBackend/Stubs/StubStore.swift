@@ -126,10 +126,10 @@ package final class StubStore: Sendable {
         }
     }
 
-    /// The first mapping, in matching order, that answers `request`, if its priority is
-    /// `priorityAtMost` or less, with its scenario in the state it requires. Nothing moves:
-    /// a look ahead (whether a request's body streams upstream). The admin API
-    /// (`AdminAPI`) is never stubbed.
+    /// The first mapping, in matching order, that may answer `request` from its head alone
+    /// (its body patterns taken to hold), if its priority is `priorityAtMost` or less, with
+    /// its scenario in the state it requires. Nothing moves: a look ahead (whether a
+    /// request's body streams upstream). The admin API (`AdminAPI`) is never stubbed.
     package func match(_ request: HTTPRequest, priorityAtMost: Int = .max) -> StubMapping? {
         find(request, priorityAtMost: priorityAtMost, moving: false)?.mapping
     }
@@ -146,7 +146,7 @@ package final class StubStore: Sendable {
         return state.withLock { state in
             for entry in state.entries {
                 guard entry.mapping.effectivePriority <= priorityAtMost else { return nil }
-                guard entry.mapping.matches(request) else { continue }
+                guard entry.mapping.matches(request, headOnly: !moving) else { continue }
                 guard let rule = entry.mapping.scenario else { return StubMatch(mapping: entry.mapping, entered: nil) }
                 let key = ScenarioStates.Key(name: rule.name, scope: rule.scope?.value(in: request) ?? "")
                 if let required = rule.requiredState, state.scenarios.state(of: key) != required { continue }

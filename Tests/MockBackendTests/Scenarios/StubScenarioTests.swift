@@ -45,6 +45,64 @@ struct StubScenarioTests {
         }
     }
 
+    /// Rounds of the two races below: 10 in the suite, where their load would hold other
+    /// tests' timing back; `.ci/run` runs them alone with `MOCKBACKEND_SCENARIO_RUNS=100`.
+    static let runs = ProcessInfo.processInfo.environment["MOCKBACKEND_SCENARIO_RUNS"].flatMap(Int.init) ?? 10
+
+    /// Runs `body` `count` times at once on Dispatch's threads, off the test's own: a
+    /// blocked cooperative thread would hold back every other test of the run.
+    private static func concurrently(_ count: Int, _ body: @escaping @Sendable (Int) -> Void) async {
+        await withCheckedContinuation { (done: CheckedContinuation<Void, Never>) in
+            DispatchQueue.global().async {
+                DispatchQueue.concurrentPerform(iterations: count, execute: body)
+                done.resume()
+            }
+        }
+    }
+
+    /// WireMock's documented stateful example (wiremock.org, "Stateful Behaviour": the to-do
+    /// list), request by request.
+    @Test func wireMocksToDoListExample() async throws {
+        try await withInMemoryApp { app in
+            Self.add(
+                [
+                    #"{"scenarioName":"To do list","requiredScenarioState":"Started","request":{"method":"GET","url":"/todo/items"},"response":{"status":200,"body":"<items><item>Buy milk</item></items>"}}"#,
+                    #"{"scenarioName":"To do list","requiredScenarioState":"Started","newScenarioState":"Cancel newspaper item added","request":{"method":"POST","url":"/todo/items","bodyPatterns":[{"contains":"Cancel newspaper subscription"}]},"response":{"status":201}}"#,
+                    #"{"scenarioName":"To do list","requiredScenarioState":"Cancel newspaper item added","request":{"method":"GET","url":"/todo/items"},"response":{"status":200,"body":"<items><item>Buy milk</item><item>Cancel newspaper subscription</item></items>"}}"#,
+                ], to: app)
+            #expect(app.answer("GET", "/todo/items").text == "<items><item>Buy milk</item></items>")
+            // A body the pattern does not take matches nothing, and moves nothing.
+            #expect(app.answer("POST", "/todo/items", body: "Buy bread").status == 404)
+            #expect(app.answer("POST", "/todo/items", body: "Cancel newspaper subscription").status == 201)
+            #expect(
+                app.answer("GET", "/todo/items").text
+                    == "<items><item>Buy milk</item><item>Cancel newspaper subscription</item></items>")
+            #expect(app.answer("GET", "/__admin/scenarios").text.contains(#""state":"Cancel newspaper item added""#))
+        }
+    }
+
+    @Test func bodyPatternsMatchTextAndJSON() async throws {
+        try await withInMemoryApp { app in
+            Self.add(
+                [
+                    #"{"request":{"method":"POST","urlPath":"/orders","bodyPatterns":[{"equalToJson":{"items":[1,2],"gift":true},"ignoreArrayOrder":true}]},"response":{"body":"gift order"}}"#,
+                    #"{"request":{"method":"POST","urlPath":"/orders","bodyPatterns":[{"equalToJson":"{\"items\":[]}","ignoreExtraElements":true},{"matches":".*rush.*"}]},"response":{"body":"rush order"}}"#,
+                    #"{"request":{"method":"POST","urlPath":"/notes","bodyPatterns":[{"absent":true}]},"response":{"body":"empty note"}}"#,
+                ], to: app)
+            #expect(app.answer("POST", "/orders", body: #"{"gift":true,"items":[2,1]}"#).text == "gift order")
+            #expect(app.answer("POST", "/orders", body: #"{"gift":true,"items":[2,1,3]}"#).status == 404)
+            #expect(app.answer("POST", "/orders", body: #"{"items":[],"note":"rush"}"#).text == "rush order")
+            #expect(app.answer("POST", "/orders", body: "not json").status == 404)
+            #expect(app.answer("POST", "/notes").text == "empty note")
+            #expect(app.answer("POST", "/notes", body: "x").status == 404)
+            let refused = app.answer(
+                "POST", "/__admin/mappings",
+                body: #"{"request":{"bodyPatterns":[{"equalToJson":"{not json"}]},"response":{}}"#)
+            #expect(refused.status == 400)
+            #expect(refused.text.contains("request.bodyPatterns[0].equalToJson is a string that holds no JSON"))
+        }
+    }
+
     /// 1,000 requests at once on a `Started → Next` stub: exactly one finds `Started`.
     @Test func matchingAndMovingAreOneStep() async throws {
         try await withInMemoryApp { app in
@@ -54,9 +112,9 @@ struct StubScenarioTests {
                     #"{"scenarioName":"race","requiredScenarioState":"Next","request":{"urlPath":"/race"},"response":{"body":"next"}}"#,
                 ], to: app)
             let responder = app.app.responder
-            for run in 1...100 {
+            for run in 1...Self.runs {
                 let firsts = LockedValue(0)
-                DispatchQueue.concurrentPerform(iterations: 1000) { _ in
+                await Self.concurrently(1000) { _ in
                     let request = HTTPRequest(method: "GET", target: "/race", headers: ["Host": "127.0.0.1"])
                     if case .bytes(let body) = responder.respond(to: request).body, body == Array("started".utf8) {
                         firsts.withLock { $0 += 1 }
@@ -78,9 +136,9 @@ struct StubScenarioTests {
                         with: #""scenarioName":"flaky","scenarioScope":{"header":"X-SessionId"},"#)
                 }, to: app)
             let responder = app.app.responder
-            for run in 1...100 {
+            for run in 1...Self.runs {
                 let seen = LockedValue([String: [String]]())
-                DispatchQueue.concurrentPerform(iterations: 50) { client in
+                await Self.concurrently(50) { client in
                     var answers: [String] = []
                     for _ in 0..<3 {
                         let request = HTTPRequest(
@@ -98,7 +156,7 @@ struct StubScenarioTests {
             // A request without the header has a copy of its own.
             #expect(app.answer("GET", "/api/save").text == "first")
             let listed = app.answer("GET", "/__admin/scenarios").text
-            #expect(listed.contains(#"{"state":"saved","value":"run100-client7"}"#), "\(listed.prefix(300))")
+            #expect(listed.contains(#"{"state":"saved","value":"run\#(Self.runs)-client7"}"#), "\(listed.prefix(300))")
         }
     }
 
