@@ -20,8 +20,12 @@ EVENTS="${EVENTS:-200}"
 mkdir -p "$RESULTS"
 
 cd "$ROOT"
-if [ "${SKIP_BUILD:-0}" != 1 ]; then swift build -c release --product mockbackend >/dev/null; fi
-BINARY="$(swift build -c release --show-bin-path)/mockbackend"
+# Built as every benchmark builds it (bench/lib/release_flags.sh), in their scratch path.
+# shellcheck source=../lib/release_flags.sh
+source "$ROOT/bench/lib/release_flags.sh"
+MB_BUILD=(swift build "${MB_RELEASE_FLAGS[@]}" --scratch-path "$ROOT/.build-bench")
+if [ "${SKIP_BUILD:-0}" != 1 ]; then "${MB_BUILD[@]}" --product mockbackend >&2; fi
+BINARY="$("${MB_BUILD[@]}" --show-bin-path)/mockbackend"
 python3 -m venv "$ROOT/.build/bench-venv"
 "$ROOT/.build/bench-venv/bin/pip" install --quiet aiohttp
 "$ROOT/.build/bench-venv/bin/python" "$HERE/driver.py" "$BINARY" "$RUNS" "$EVENTS" > "$RESULTS/latest.json"

@@ -23,21 +23,38 @@ final class ResponseCapture: Sendable {
         var released = false
     }
 
-    private let state: LockedValue<Snapshot>
+    private struct State {
+        var snapshot: Snapshot
+        /// The writes kept, as written: a broadcast's bytes are shared with every other
+        /// subscriber's write of them, not copied.
+        var parts: [[UInt8]] = []
+        var kept = 0
+    }
+
+    private let state: LockedValue<State>
 
     init(status: Int, headers: HTTPHeaders, scheme: String, httpVersion: String) {
         state = LockedValue(
-            Snapshot(status: status, headers: headers, body: [], omitted: 0, scheme: scheme, httpVersion: httpVersion))
+            State(
+                snapshot: Snapshot(
+                    status: status, headers: headers, body: [], omitted: 0, scheme: scheme, httpVersion: httpVersion)))
     }
 
-    var snapshot: Snapshot { state.current }
+    var snapshot: Snapshot {
+        state.withLock { state in
+            var snapshot = state.snapshot
+            snapshot.body = state.parts.count == 1 ? state.parts[0] : Array(state.parts.joined())
+            return snapshot
+        }
+    }
 
     /// The journal no longer shows it: what it kept goes, and a stream still writing keeps
     /// nothing more (however many streams outlive their entries, captures stay bounded).
     func release() {
         state.withLock { state in
-            state.released = true
-            state.body = []
+            state.snapshot.released = true
+            state.parts = []
+            state.kept = 0
         }
     }
 
@@ -45,16 +62,17 @@ final class ResponseCapture: Sendable {
     @discardableResult
     func append(_ bytes: [UInt8]) -> Bool {
         state.withLock { state in
-            guard !state.released else { return false }
-            let room = Self.excerptLength - state.body.count
+            guard !state.snapshot.released else { return false }
+            let room = Self.excerptLength - state.kept
             if bytes.count <= room {
-                // A whole body that fits is kept as it is: no copy of a stub's bytes.
-                if state.body.isEmpty { state.body = bytes } else { state.body += bytes }
+                state.parts.append(bytes)
+                state.kept += bytes.count
             } else {
-                state.body += bytes.prefix(max(room, 0))
-                state.omitted += bytes.count - max(room, 0)
+                state.parts.append(Array(bytes.prefix(max(room, 0))))
+                state.kept += max(room, 0)
+                state.snapshot.omitted += bytes.count - max(room, 0)
             }
-            return state.body.count < Self.excerptLength
+            return state.kept < Self.excerptLength
         }
     }
 }
