@@ -697,6 +697,22 @@ struct InvalidMapping: Sendable, CustomTestStringConvertible {
             "response.sse.events cannot be combined with preserveChunking"),
         InvalidMapping(sse(#"{"chunks": []}"#), "response.sse.chunks needs \"preserveChunking\": true"),
         InvalidMapping(
+            response(#"{"webSocket": {"messages": [{"text": "a", "binary": "AA=="}]}}"#),
+            "response.webSocket.messages[0] needs exactly one of text and binary"),
+        InvalidMapping(
+            response(#"{"webSocket": {"messages": [{"binary": "***"}]}}"#),
+            "response.webSocket.messages[0].binary is not base64"),
+        InvalidMapping(
+            response(#"{"webSocket": {"close": {"code": 1005}}}"#),
+            "response.webSocket.close.code must be a close code that may be sent"),
+        InvalidMapping(
+            response(#"{"webSocket": {"close": {"reason": "\#(String(repeating: "r", count: 124))"}}}"#),
+            "response.webSocket.close.reason must be at most 123 bytes"),
+        InvalidMapping(
+            response(#"{"status": 200, "webSocket": {}}"#), "response.status cannot be combined with webSocket"),
+        InvalidMapping(
+            response(#"{"webSocket": {"message": []}}"#), "response.webSocket.message is not a known field"),
+        InvalidMapping(
             sse(#"{"preserveChunking": true, "chunks": [{"text": "a", "base64": "YQ=="}]}"#),
             "response.sse.chunks[0] needs exactly one of text and base64"),
         InvalidMapping(

@@ -20,6 +20,7 @@ Usage: python proxy_upstreams.py PATH_TO_MOCKBACKEND_BINARY
 """
 
 import asyncio
+import contextlib
 import hashlib
 import os
 import re
@@ -115,21 +116,51 @@ def port_open(port):
         return False
 
 
-class SSEUpstream:
+class ThreadedUpstream:
+    """A server in a thread of its own on a free port: a subclass's `_serve` runs it and
+    sets `ready` once it listens; the constructor returns then."""
+
+    def __init__(self):
+        self.port = free_port()
+        self.ready = threading.Event()
+        threading.Thread(target=self._serve, daemon=True).start()
+        self.ready.wait(10)
+
+    def _serve(self):
+        raise NotImplementedError
+
+
+@contextlib.contextmanager
+def nginx_over_tls_in(prefix):
+    """A scratch directory with a throwaway CA and nginx serving over TLS from it:
+    (directory, nginx's port, its document root); both gone afterwards."""
+    directory = tempfile.mkdtemp(prefix=prefix)
+    # nginx's workers run as another user: they must read what is served.
+    os.chmod(directory, 0o755)
+    nginx = None
+    try:
+        make_certificates(directory)
+        nginx, port, root = start_nginx(directory)
+        yield directory, port, root
+    finally:
+        if nginx:
+            nginx.terminate()
+            nginx.wait(timeout=5)
+        shutil.rmtree(directory, ignore_errors=True)
+
+
+class SSEUpstream(ThreadedUpstream):
     """An aiohttp SSE server in a thread of its own: /events writes `retry:`, a comment,
     then events with ids every 50 ms (from the Last-Event-ID it is sent), 403 for a bad
     token; /longpoll writes three chunks 300 ms apart."""
 
     def __init__(self):
-        self.port = free_port()
         self.last_event_ids = []
         self.tokens = []
         # What /upload read: each piece's length, as it came.
         self.upload_pieces = []
-        self.ready = threading.Event()
         self.loop = None
-        threading.Thread(target=self._serve, daemon=True).start()
-        self.ready.wait(10)
+        super().__init__()
 
     def _serve(self):
         self.loop = asyncio.new_event_loop()
@@ -191,15 +222,9 @@ class SSEUpstream:
         return response
 
 
-class EchoUpstream:
+class EchoUpstream(ThreadedUpstream):
     """A `websockets` server in a thread: /echo echoes every message; a message "bye"
     closes with 4000; the subprotocol "chat.v1" is accepted."""
-
-    def __init__(self):
-        self.port = free_port()
-        self.ready = threading.Event()
-        threading.Thread(target=self._serve, daemon=True).start()
-        self.ready.wait(10)
 
     def _serve(self):
         async def echo(socket):
@@ -442,13 +467,7 @@ def aiohttp_sse(binary, upstream):
 
 def main():
     binary = sys.argv[1]
-    directory = tempfile.mkdtemp(prefix="mockbackend-upstreams-")
-    # nginx's workers run as another user: they must read what is served.
-    os.chmod(directory, 0o755)
-    nginx = None
-    try:
-        make_certificates(directory)
-        nginx, nginx_port, root = start_nginx(directory)
+    with nginx_over_tls_in("mockbackend-upstreams-") as (directory, nginx_port, root):
         upstream = SSEUpstream()
         echo = EchoUpstream()
         for scenario, arguments in ((nginx_over_tls, (binary, directory, nginx_port, root)),
@@ -458,11 +477,6 @@ def main():
                 scenario(*arguments)
             except Exception as error:
                 check(scenario.__name__, False, repr(error))
-    finally:
-        if nginx:
-            nginx.terminate()
-            nginx.wait(timeout=5)
-        shutil.rmtree(directory, ignore_errors=True)
     return summarize("proxy upstreams")
 
 

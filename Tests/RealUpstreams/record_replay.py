@@ -27,14 +27,11 @@ import glob
 import io
 import json
 import os
-import shutil
 import signal
 import socket
 import struct
 import sys
 import tarfile
-import tempfile
-import threading
 import time
 
 import jsonschema
@@ -46,7 +43,7 @@ from haralyzer import HarParser
 from websockets.sync.client import connect as websocket_connect
 
 sys.path.insert(0, os.path.dirname(__file__))
-from proxy_upstreams import free_port, make_certificates, start_mock, start_nginx  # noqa: E402
+from proxy_upstreams import ThreadedUpstream, nginx_over_tls_in, start_mock  # noqa: E402
 
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "RealClients"))
 from harness import check, summarize  # noqa: E402
@@ -59,14 +56,8 @@ CONFORMANCE = os.path.join(os.path.dirname(__file__), "..", "Conformance")
 RUNS = 20
 
 
-class AiohttpUpstream:
+class AiohttpUpstream(ThreadedUpstream):
     """/me: JSON with a Set-Cookie; /job/events: a finite event stream ended with RST."""
-
-    def __init__(self):
-        self.port = free_port()
-        self.ready = threading.Event()
-        threading.Thread(target=self._serve, daemon=True).start()
-        self.ready.wait(10)
 
     def _serve(self):
         loop = asyncio.new_event_loop()
@@ -102,14 +93,8 @@ class AiohttpUpstream:
         return response
 
 
-class ProgressUpstream:
+class ProgressUpstream(ThreadedUpstream):
     """A `websockets` server: /progress sends three messages with pauses, then closes 4001."""
-
-    def __init__(self):
-        self.port = free_port()
-        self.ready = threading.Event()
-        threading.Thread(target=self._serve, daemon=True).start()
-        self.ready.wait(10)
 
     def _serve(self):
         async def progress(socket):
@@ -340,12 +325,7 @@ def round_trip(binary, directory, run, upstream, nginx_port, socket_port, ca):
 
 def main():
     binary = sys.argv[1]
-    directory = tempfile.mkdtemp(prefix="mockbackend-record-")
-    os.chmod(directory, 0o755)
-    nginx = None
-    try:
-        make_certificates(directory)
-        nginx, nginx_port, _ = start_nginx(directory)
+    with nginx_over_tls_in("mockbackend-record-") as (directory, nginx_port, _):
         upstream = AiohttpUpstream()
         progress = ProgressUpstream()
         ca = os.path.join(directory, "ca.pem")
@@ -362,11 +342,6 @@ def main():
               differing_runs[:1])
         print(f"  ({RUNS} round trips in {time.monotonic() - started:.1f} s)")
         preserved_chunking(binary, upstream.port)
-    finally:
-        if nginx:
-            nginx.terminate()
-            nginx.wait(timeout=5)
-        shutil.rmtree(directory, ignore_errors=True)
     return summarize("record and replay")
 
 

@@ -23,17 +23,16 @@ struct RequestJournalMiddleware: HTTPMiddleware {
             return response.mapResolved { [journal, redaction, redactsAll] resolved in
                 let redacts = redactsAll || resolved.relay != nil
                 var resolved = resolved
+                var body: [UInt8]? = []
+                if case .bytes(let bytes) = resolved.body { body = bytes }
+                if case .stream = resolved.body { body = nil }
                 let capture = ResponseCapture(
                     status: resolved.status,
                     headers: redacts ? redaction.redacting(resolved.headers) : resolved.headers,
-                    scheme: request.scheme, httpVersion: request.version == .http10 ? "HTTP/1.0" : "HTTP/1.1")
-                switch resolved.body {
-                case .bytes(let bytes):
-                    capture.append(bytes)
-                case .stream(let produce):
+                    scheme: request.scheme, httpVersion: request.version == .http10 ? "HTTP/1.0" : "HTTP/1.1",
+                    body: body)
+                if case .stream(let produce) = resolved.body {
                     resolved.body = .stream { sink in produce(CapturingSink(sink, capture: capture)) }
-                case .webSocket, .deferred:
-                    break
                 }
                 journal.record(
                     resolved.relay == nil ? shown : redaction.redacting(request), status: resolved.status,

@@ -3,8 +3,9 @@ import MockBackendSupport
 
 /// What the journal keeps of one answer, for the HAR export: its head, and the first
 /// `excerptLength` bytes of its body — an event stream's events as they were written, so
-/// a HAR shows what a client read. Filled as the body is written, from the connection's
-/// loop; read from the admin API's.
+/// a HAR shows what a client read. A body known in full is kept as it is (no lock: it never
+/// changes); a streamed one is filled as it is written, from the connection's loop, and
+/// read from the admin API's.
 final class ResponseCapture: Sendable {
     /// Bytes of a body kept: enough for what a reader of a HAR looks at, little enough that
     /// a full journal stays small.
@@ -19,60 +20,70 @@ final class ResponseCapture: Sendable {
         /// `http` or `https`, as the request came.
         var scheme: String
         var httpVersion: String
+    }
+
+    /// A streamed body's writes so far.
+    private struct Written {
+        /// As written: a broadcast's bytes are shared with every other subscriber's write of
+        /// them, not copied.
+        var parts: [[UInt8]] = []
+        var kept = 0
+        var omitted = 0
         /// The journal let go of it: nothing more is kept.
         var released = false
     }
 
-    private struct State {
-        var snapshot: Snapshot
-        /// The writes kept, as written: a broadcast's bytes are shared with every other
-        /// subscriber's write of them, not copied.
-        var parts: [[UInt8]] = []
-        var kept = 0
-    }
+    /// The answer with no body yet: status, fields, scheme and version.
+    private let head: Snapshot
+    /// Nil for a body known in full (in `head`).
+    private let written: LockedValue<Written>?
 
-    private let state: LockedValue<State>
-
-    init(status: Int, headers: HTTPHeaders, scheme: String, httpVersion: String) {
-        state = LockedValue(
-            State(
-                snapshot: Snapshot(
-                    status: status, headers: headers, body: [], omitted: 0, scheme: scheme, httpVersion: httpVersion)))
+    /// A capture of a body written over time (`append`), or with `body`, of one known in full.
+    init(status: Int, headers: HTTPHeaders, scheme: String, httpVersion: String, body: [UInt8]? = nil) {
+        let kept = body.map { $0.count <= Self.excerptLength ? $0 : Array($0.prefix(Self.excerptLength)) } ?? []
+        head = Snapshot(
+            status: status, headers: headers, body: kept, omitted: (body?.count ?? 0) - kept.count, scheme: scheme,
+            httpVersion: httpVersion)
+        written = body == nil ? LockedValue(Written()) : nil
     }
 
     var snapshot: Snapshot {
-        state.withLock { state in
-            var snapshot = state.snapshot
-            snapshot.body = state.parts.count == 1 ? state.parts[0] : Array(state.parts.joined())
-            return snapshot
+        guard let written else { return head }
+        var snapshot = head
+        written.withLock { written in
+            snapshot.body = written.parts.count == 1 ? written.parts[0] : Array(written.parts.joined())
+            snapshot.omitted = written.omitted
         }
+        return snapshot
     }
 
-    /// The journal no longer shows it: what it kept goes, and a stream still writing keeps
-    /// nothing more (however many streams outlive their entries, captures stay bounded).
+    /// The journal no longer shows it: what a stream wrote goes, and a stream still writing
+    /// keeps nothing more (however many streams outlive their entries, captures stay
+    /// bounded). A body known in full goes with the capture itself.
     func release() {
-        state.withLock { state in
-            state.snapshot.released = true
-            state.parts = []
-            state.kept = 0
+        written?.withLock { written in
+            written.released = true
+            written.parts = []
+            written.kept = 0
         }
     }
 
-    /// Keeps what fits of `bytes`; true while there is room for more.
+    /// Keeps what fits of a streamed body's next write; true while there is room for more.
     @discardableResult
     func append(_ bytes: [UInt8]) -> Bool {
-        state.withLock { state in
-            guard !state.snapshot.released else { return false }
-            let room = Self.excerptLength - state.kept
+        guard let written else { return false }
+        return written.withLock { written in
+            guard !written.released else { return false }
+            let room = Self.excerptLength - written.kept
             if bytes.count <= room {
-                state.parts.append(bytes)
-                state.kept += bytes.count
+                written.parts.append(bytes)
+                written.kept += bytes.count
             } else {
-                state.parts.append(Array(bytes.prefix(max(room, 0))))
-                state.kept += max(room, 0)
-                state.snapshot.omitted += bytes.count - max(room, 0)
+                written.parts.append(Array(bytes.prefix(max(room, 0))))
+                written.kept += max(room, 0)
+                written.omitted += bytes.count - max(room, 0)
             }
-            return state.kept < Self.excerptLength
+            return written.kept < Self.excerptLength
         }
     }
 }

@@ -44,6 +44,11 @@ final class RecordedExchange: Sendable {
         var ending: Ending?
         var messages: [Message] = []
         var close: (code: Int, reason: String)?
+        /// When the head came: what every offset counts from.
+        var headAt: ContinuousClock.Instant?
+
+        /// Time since the head arrived.
+        var elapsed: Duration { headAt.map { ContinuousClock.now - $0 } ?? .zero }
     }
 
     let method: String
@@ -52,7 +57,6 @@ final class RecordedExchange: Sendable {
     /// Its place in the recording.
     let sequence: Int
     private let tape = LockedValue(Tape())
-    private let headAt = LockedValue<ContinuousClock.Instant?>(nil)
 
     /// A recorded body stops growing here: a stub played from it must stay loadable.
     static let maximumBytes = StubEventStream.maximumBytes
@@ -67,8 +71,8 @@ final class RecordedExchange: Sendable {
     var snapshot: Tape { tape.current }
 
     func noteHead(status: Int, headers: HTTPHeaders, kind: Kind) {
-        headAt.withLock { $0 = .now }
         tape.withLock { tape in
+            tape.headAt = .now
             tape.status = status
             tape.headers = headers
             tape.kind = kind
@@ -76,8 +80,8 @@ final class RecordedExchange: Sendable {
     }
 
     func noteBody(_ bytes: [UInt8]) {
-        let offset = elapsed
         tape.withLock { tape in
+            let offset = tape.elapsed
             guard tape.bodyBytes + bytes.count <= Self.maximumBytes else {
                 tape.truncated = true
                 return
@@ -88,8 +92,8 @@ final class RecordedExchange: Sendable {
     }
 
     func noteMessage(text: String?, binary: [UInt8]?) {
-        let offset = elapsed
         tape.withLock { tape in
+            let offset = tape.elapsed
             let size = text?.utf8.count ?? binary?.count ?? 0
             guard tape.bodyBytes + size <= Self.maximumBytes else {
                 tape.truncated = true
@@ -108,11 +112,6 @@ final class RecordedExchange: Sendable {
         tape.withLock { tape in
             if tape.ending == nil { tape.ending = ending }
         }
-    }
-
-    /// Time since the head arrived.
-    private var elapsed: Duration {
-        headAt.current.map { ContinuousClock.now - $0 } ?? .zero
     }
 }
 

@@ -148,7 +148,7 @@ package final class StubStore: Sendable {
                 guard entry.mapping.effectivePriority <= priorityAtMost else { return nil }
                 guard entry.mapping.matches(request, headOnly: !moving) else { continue }
                 guard let rule = entry.mapping.scenario else { return StubMatch(mapping: entry.mapping, entered: nil) }
-                let key = ScenarioStates.Key(name: rule.name, scope: rule.scope?.value(in: request) ?? "")
+                let key = ScenarioStates.Key(name: rule.name, scope: rule.scope?.token(in: request) ?? "")
                 if let required = rule.requiredState, state.scenarios.state(of: key) != required { continue }
                 guard moving, let new = rule.newState else { return StubMatch(mapping: entry.mapping, entered: nil) }
                 let move = state.scenarios.move(key, to: new)

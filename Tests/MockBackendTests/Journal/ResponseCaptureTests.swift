@@ -22,6 +22,16 @@ struct ResponseCaptureTests {
         #expect(kept.body.last == 2)
     }
 
+    @Test func aBodyKnownInFullIsKeptAsItIsAndTakesNoWrites() {
+        let body = [UInt8](repeating: 7, count: 20_000)
+        let capture = ResponseCapture(
+            status: 200, headers: [:], scheme: "https", httpVersion: "HTTP/1.1", body: body)
+        #expect(!capture.append([1]))
+        #expect(capture.snapshot.body == Array(body.prefix(ResponseCapture.excerptLength)))
+        #expect(capture.snapshot.omitted == 20_000 - ResponseCapture.excerptLength)
+        #expect(capture.snapshot.scheme == "https")
+    }
+
     @Test func theJournalLetsGoOfAnswersPastItsNewestThousand() {
         let journal = RequestJournal()
         let oldest = Self.capture()

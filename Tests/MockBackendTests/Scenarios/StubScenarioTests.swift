@@ -226,6 +226,14 @@ struct StubScenarioTests {
                 "transition.to is required"
             ),
             (
+                #"{"scenarioName":"s","onEnter":[{"push":{"stream":"x","data":1}}],"request":{},"response":{}}"#,
+                "onEnter needs newScenarioState"
+            ),
+            (
+                #"{"scenarioName":"s","scenarioScope":{"header":""},"request":{},"response":{}}"#,
+                "scenarioScope.header must not be empty"
+            ),
+            (
                 #"{"scenarioName":"s","scenarioScope":{"header":"A","query":"b"},"request":{},"response":{}}"#,
                 "scenarioScope needs exactly one of header, cookie and query"
             ),

@@ -14,32 +14,6 @@ import MockBackendHTTP
 ///  "onEnter": [{"push": {"stream": "replay/job/events", "event": "failed", "data": {"code": 500}}}]}
 /// ```
 struct StubScenarioRule: Sendable {
-    /// Where a request carries the value that chooses its copy of the scenario.
-    enum Scope: Sendable, Equatable {
-        case header(String)
-        case cookie(String)
-        case query(String)
-
-        /// The request's value; "" when it carries none (the copy of clients without one).
-        func value(in request: HTTPRequest) -> String {
-            switch self {
-            case .header(let name): request.headers[name] ?? ""
-            case .query(let name): request.queryValue(name) ?? ""
-            case .cookie(let name): Self.cookie(named: name, in: request) ?? ""
-            }
-        }
-
-        private static func cookie(named name: String, in request: HTTPRequest) -> String? {
-            for field in request.headers.values(for: "Cookie") {
-                for pair in field.split(separator: ";") {
-                    let parts = pair.split(separator: "=", maxSplits: 1)
-                    if parts.count == 2, parts[0].trimmingSpaces() == name { return String(parts[1].trimmingSpaces()) }
-                }
-            }
-            return nil
-        }
-    }
-
     /// A move the simulation clock makes later: `afterMs` after this mapping moved the
     /// scenario into its new state, to `to`, if the scenario is still in that state then.
     struct Transition: Sendable, Equatable {
@@ -61,7 +35,9 @@ struct StubScenarioRule: Sendable {
     var name: String
     var requiredState: String?
     var newState: String?
-    var scope: Scope?
+    /// Where a request carries the value that chooses its copy of the scenario: a header,
+    /// cookie or query parameter, read as the proxy reads a session token (never `bearer`).
+    var scope: ProxyTokenSource?
     var transition: Transition?
     var onEnter: [Action]
 
@@ -112,10 +88,10 @@ struct StubScenarioRule: Sendable {
         return state
     }
 
-    private static func scope(_ reader: MappingFieldReader) throws(StubMappingError) -> Scope? {
+    private static func scope(_ reader: MappingFieldReader) throws(StubMappingError) -> ProxyTokenSource? {
         guard let scope = try reader.object("scenarioScope") else { return nil }
         try scope.refuseUnknownKeys(known: ["header", "cookie", "query"])
-        var given: [Scope] = []
+        var given: [ProxyTokenSource] = []
         for key in ["header", "cookie", "query"] {
             guard let name = try scope.string(key) else { continue }
             guard !name.isEmpty else { throw StubMappingError(field: scope.field(key), "must not be empty") }
