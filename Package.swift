@@ -17,6 +17,7 @@ let package = Package(
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
         .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
+        .package(url: "https://github.com/hummingbird-project/swift-mustache", from: "2.1.1"),
     ],
     targets: [
         // What every module of the package shares and no user should touch: a lock that travels
@@ -56,6 +57,8 @@ let package = Package(
                 "MockBackendAPI",
                 "ServerSentEvents",
                 .product(name: "Logging", package: "swift-log"),
+                // Renders mapping response templates (Handlebars compiled to Mustache).
+                .product(name: "Mustache", package: "swift-mustache"),
             ]
         ),
         // The client library: event source with reconnection, authenticator, polling.

@@ -136,8 +136,13 @@ SERVER_LOG="$WORK/server.log"
 # An HTTPS listener with a throwaway certificate, so that GET /__admin/tls/cert.pem answers.
 # --admin-token: the admin operations declare it, and `ignored_auth` checks that each one
 # refuses a request without it or with a wrong one.
+# --mappings: an empty directory, whose WireMock root has the __files/contract.json the
+# hooks point a generated bodyFileName at.
+mkdir -p "$WORK/stubs/mappings" "$WORK/stubs/__files"
+printf '{"from":"a body file"}' >"$WORK/stubs/__files/contract.json"
 start_server "$SERVER_LOG" --api-key "$API_KEY" --admin-token "$ADMIN_TOKEN" --speed "$SPEED" --proxy-allow 127.0.0.1 \
-    --userinfo-idle-timeout 10 --seed 7 --tls-port 0 --tls-self-signed --log-level warning
+    --userinfo-idle-timeout 10 --seed 7 --tls-port 0 --tls-self-signed --log-level warning \
+    --mappings "$WORK/stubs/mappings"
 
 # --- event payloads are validated ---------------------------------------------------------
 # The broken copy asks the one event of GET /conformance/sse/headers for a header no request

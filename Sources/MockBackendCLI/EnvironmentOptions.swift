@@ -18,7 +18,9 @@ enum EnvironmentOptions {
     ]
 
     /// Every flag, by its long name; `1`, `true` or `yes` in its variable turns it on.
-    static let flags = ["tls-self-signed", "sse-gzip", "proxy-insecure", "proxy-preserve-host"]
+    static let flags = [
+        "tls-self-signed", "sse-gzip", "proxy-insecure", "proxy-preserve-host", "global-response-templating",
+    ]
 
     /// The variable that sets `option`.
     static func variableName(for option: String) -> String {

@@ -56,7 +56,8 @@ extension MockBackendCommand {
         }
         if let mappings {
             do {
-                _ = try MappingFiles.load(directory: mappings)
+                _ = try MappingFiles.load(
+                    directory: mappings, options: StubParseOptions(globalTemplating: globalResponseTemplating))
             } catch {
                 throw ValidationError("--mappings \(mappings): \(error.detail)")
             }
@@ -107,6 +108,7 @@ extension MockBackendCommand {
                 workflowIterations == 0 ? nil : workflowIterations)
         }
         configuration.mappingsDirectory = mappings
+        configuration.globalResponseTemplating = globalResponseTemplating
         configuration.http.compression.compressesEventStreams = sseGzip
         return configuration
     }

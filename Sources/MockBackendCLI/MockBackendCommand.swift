@@ -125,6 +125,12 @@ struct MockBackendCommand: ParsableCommand {
             "mappings", "A directory of WireMock mapping files (*.json) loaded as stubs at start; reset keeps them."))
     var mappings: String?
 
+    @Flag(
+        help: .withVariable(
+            "global-response-templating",
+            "Render every mapping's response as a template, not only those naming the response-template transformer."))
+    var globalResponseTemplating = false
+
     @Option(
         help: .withVariable(
             "api-key",

@@ -623,16 +623,16 @@ struct InvalidMapping: Sendable, CustomTestStringConvertible {
         InvalidMapping(request(#"{"method": "GE T"}"#), "request.method must be a method name"),
         InvalidMapping(request(#"{"method": 5}"#), "request.method must be a string"),
         InvalidMapping(
-            request(#"{"bodyPatterns": [{"matchesJsonPath": "$.a"}]}"#),
-            "request.bodyPatterns[0].matchesJsonPath is not supported"),
+            request(#"{"bodyPatterns": [{"matchesXPath": "/a"}]}"#),
+            "request.bodyPatterns[0].matchesXPath is not supported"),
         InvalidMapping(request(#"{"bodyPatterns": {}}"#), "request.bodyPatterns must be an array"),
-        InvalidMapping(request(#"{"urlPathTemplate": "/a/{id}"}"#), "request.urlPathTemplate is not supported"),
+        InvalidMapping(request(#"{"urlPathTemplate": "a/{id}"}"#), "request.urlPathTemplate must start with '/'"),
         InvalidMapping(request(#"{"colour": "red"}"#), "request.colour is not a known field"),
         InvalidMapping(request(#"{"headers": []}"#), "request.headers must be a JSON object"),
         InvalidMapping(request(#"{"headers": {"Accept": "json"}}"#), "request.headers.Accept must be a JSON object"),
         InvalidMapping(
             request(#"{"headers": {"Accept": {"equalTo": "a", "contains": "b"}}}"#),
-            "request.headers.Accept must have exactly one of equalTo, contains, matches or absent"),
+            "request.headers.Accept must have exactly one of equalTo, contains, matches, absent, or and and"),
         InvalidMapping(request(#"{"headers": {"Accept": {}}}"#), "request.headers.Accept must have exactly one of"),
         InvalidMapping(
             request(#"{"headers": {"Accept": {"matches": "("}}}"#),
@@ -673,7 +673,7 @@ struct InvalidMapping: Sendable, CustomTestStringConvertible {
             response(#"{"fixedDelayMilliseconds": 1.5}"#), "response.fixedDelayMilliseconds must be an integer"),
         InvalidMapping(
             response(#"{"bodyFileName": "b.json"}"#),
-            "response.bodyFileName is not supported by mockbackend; put the body inline"),
+            "response.bodyFileName needs a __files directory beside or inside the --mappings directory"),
         InvalidMapping(response(#"{"fault": "EMPTY_RESPONSE"}"#), "response.fault is not supported"),
         InvalidMapping(response(#"{"statusMessage": "Fine"}"#), "response.statusMessage is not supported"),
         InvalidMapping(response(#"{"sse": []}"#), "response.sse must be a JSON object"),

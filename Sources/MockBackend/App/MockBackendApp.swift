@@ -52,7 +52,7 @@ public final class MockBackendApp: Sendable {
         let events = AdminEventFeed(streams: streams)
         let faults = FaultStore(ids: IdentifierSource(seed: configuration.seed))
         self.faults = faults
-        let stubs = StubStore(seed: configuration.seed)
+        let stubs = StubStore(seed: configuration.seed, parseOptions: configuration.stubParseOptions)
         self.stubs = stubs
         self.events = events
         let player = PlayerService(
@@ -81,8 +81,15 @@ public final class MockBackendApp: Sendable {
         self.proxy = proxy
         let staticFiles = StaticFiles(publicDirectory: configuration.publicDirectory)
         self.staticFiles = staticFiles
+        let forwarder = ProxyForwarder(context: proxy)
+        let templates = TemplateEnvironment(
+            clock: clock, epoch: .now, random: IdentifierSource(seed: configuration.seed))
+        let stubServices = StubServices(
+            forwarder: forwarder, replay: StubReplay.Services(streams: streams, clock: clock, events: events),
+            templates: templates)
         let router = Self.makeRouter(
-            configuration: configuration, streams: streams, player: player, requests: requests, clock: clock,
+            configuration: configuration, stubServices: stubServices, streams: streams, player: player,
+            requests: requests, clock: clock,
             imports: imports, generations: generations, workflows: workflows, events: events, faults: faults,
             stubs: stubs, proxy: proxy, staticFiles: staticFiles)
         self.router = router
@@ -91,9 +98,6 @@ public final class MockBackendApp: Sendable {
         }
         // Public paths no route knows: a stub if one matches, else the upstream in proxy
         // mode, else a static file.
-        let forwarder = ProxyForwarder(context: proxy)
-        let stubServices = StubServices(
-            forwarder: forwarder, replay: StubReplay.Services(streams: streams, clock: clock, events: events))
         let upstream = configuration.proxy.upstream
         let fallback: @Sendable (HTTPRequest) throws -> HTTPResponse? = { request in
             if let response = stubServices.answer(request, from: stubs) { return response }
@@ -141,7 +145,8 @@ public final class MockBackendApp: Sendable {
     ///   around it (when `--admin-token` is set): admin requests are never journaled, faulted
     ///   or stubbed, and an unknown admin path is the group's 404, never a stub or a file.
     static func makeRouter(
-        configuration: MockBackendConfiguration, streams: EventStreamRegistry, player: PlayerService,
+        configuration: MockBackendConfiguration, stubServices: StubServices, streams: EventStreamRegistry,
+        player: PlayerService,
         requests: RequestJournal, clock: SimulationClock, imports: ImportService, generations: GenerationService,
         workflows: WorkflowService, events: AdminEventFeed, faults: FaultStore, stubs: StubStore,
         proxy: ProxyContext, staticFiles: StaticFiles
@@ -151,11 +156,7 @@ public final class MockBackendApp: Sendable {
             RequestJournalMiddleware(
                 journal: requests, faults: FaultMiddleware(store: faults, feed: events), redaction: proxy.redaction,
                 redactsAll: proxyMode),
-            StubMiddleware(
-                stubs: stubs,
-                services: StubServices(
-                    forwarder: ProxyForwarder(context: proxy),
-                    replay: StubReplay.Services(streams: streams, clock: clock, events: events))),
+            StubMiddleware(stubs: stubs, services: stubServices),
         ])
         let endpoint = SSEEndpoint(padding: configuration.ssePadding, events: events)
         let adminToken = configuration.adminToken.flatMap { $0.isEmpty ? nil : $0 }
@@ -226,7 +227,8 @@ public final class MockBackendApp: Sendable {
     /// handed to `responder` directly, as tests of the app without sockets do.
     package func startSimulation() throws {
         if let directory = configuration.mappingsDirectory {
-            let mappings = try MappingFiles.load(directory: directory, newID: stubs.newID)
+            let mappings = try MappingFiles.load(
+                directory: directory, options: stubs.parseOptions, newID: stubs.newID)
             // The hosts the files proxy to are allowed upstreams (`--proxy-allow` for others).
             for host in mappings.compactMap(\.proxyHost) { proxy.allow(host: host) }
             stubs.loadFileMappings(mappings)

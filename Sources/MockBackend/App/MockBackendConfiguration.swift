@@ -54,6 +54,9 @@ public struct MockBackendConfiguration: Sendable {
     /// A directory of WireMock mapping files (`--mappings`), loaded by `start()`; reset
     /// returns to them. Nil: no stubs at start.
     public var mappingsDirectory: String?
+    /// Every mapping's response is a template (`--global-response-templating`), as if each
+    /// named `"transformers": ["response-template"]`.
+    public var globalResponseTemplating = false
     /// Size of the padding comment sent first on every stream (`?padding=` per request).
     /// Default 0: none.
     public var ssePadding = 0
@@ -97,4 +100,14 @@ public struct TLSListenerSettings: Sendable {
 /// The version the server reports.
 package enum MockBackendVersion {
     package static let current = "0.1.0"
+}
+
+extension MockBackendConfiguration {
+    /// How mappings are read: the templating flag, and the `__files` directory of the
+    /// `--mappings` directory's WireMock root.
+    package var stubParseOptions: StubParseOptions {
+        StubParseOptions(
+            globalTemplating: globalResponseTemplating,
+            bodyFilesDirectory: mappingsDirectory.flatMap(MappingFiles.bodyFilesDirectory(for:)))
+    }
 }

@@ -43,7 +43,9 @@ struct AdminRecordingRoutes {
                     detail: "No recording is running; POST /__admin/recordings/start starts one.")
             }
             for mapping in mappings {
-                if let stub = try? StubMapping.parse(mapping, newID: stubs.newID) { stubs.add(stub) }
+                if let stub = try? StubMapping.parse(mapping, options: stubs.parseOptions, newID: stubs.newID) {
+                    stubs.add(stub)
+                }
             }
             return try .json(RecordedMappingList(mappings: mappings))
         }

@@ -24,7 +24,7 @@ struct AdminMappingRoutes {
         }
         admin.post("/mappings") { request in
             try RequestBody.checkContentType(of: request)
-            let mapping = try StubMapping.parse(body: request.body, newID: stubs.newID)
+            let mapping = try StubMapping.parse(body: request.body, options: stubs.parseOptions, newID: stubs.newID)
             try checkHosts([mapping])
             stubs.add(mapping)
             var response = try HTTPResponse.json(mapping.json, status: 201)
@@ -45,7 +45,7 @@ struct AdminMappingRoutes {
         admin.post("/mappings/import") { request in
             // All or nothing: nothing is added unless every mapping is valid.
             try RequestBody.checkContentType(of: request)
-            let mappings = try MappingFiles.parse(request.body, newID: stubs.newID)
+            let mappings = try MappingFiles.parse(request.body, options: stubs.parseOptions, newID: stubs.newID)
             try checkHosts(mappings)
             stubs.add(mappings)
             return try Self.list(mappings, total: mappings.count)
@@ -57,7 +57,8 @@ struct AdminMappingRoutes {
             let id = try Self.existing(request, in: stubs).id
             // The path names the mapping, as in WireMock; an id in the body is only checked.
             try RequestBody.checkContentType(of: request)
-            let mapping = try StubMapping.parse(body: request.body, fixedID: id, newID: { id })
+            let mapping = try StubMapping.parse(
+                body: request.body, fixedID: id, options: stubs.parseOptions, newID: { id })
             try checkHosts([mapping])
             guard stubs.update(mapping) else { throw Self.notFound(id) }
             return try .json(mapping.json)

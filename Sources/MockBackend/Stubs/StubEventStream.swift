@@ -34,6 +34,14 @@ struct StubEventStream: Sendable {
     struct Part: Sendable, Equatable {
         var delayMilliseconds: Int
         var bytes: [UInt8]
+        /// An event whose `data` is a template: the lines before its data, and the data's
+        /// template; `bytes` are written from them for each request.
+        var template: (head: String, data: ResponseTemplate)?
+
+        static func == (lhs: Part, rhs: Part) -> Bool {
+            lhs.delayMilliseconds == rhs.delayMilliseconds && lhs.bytes == rhs.bytes
+                && lhs.template?.head == rhs.template?.head && lhs.template?.data == rhs.template?.data
+        }
     }
 
     /// How the stream ends after its last write.
@@ -53,8 +61,38 @@ struct StubEventStream: Sendable {
     /// at most.
     static let maximumBytes = 8 * 1024 * 1024
 
-    /// Reads the `sse` object at `path`.
-    static func parse(_ value: JSONValue, path: String) throws(StubMappingError) -> StubEventStream {
+    /// Whether any event's data is a template.
+    var hasTemplates: Bool { parts.contains { $0.template != nil } }
+
+    /// The stream for one request: every templated event's data rendered with the input
+    /// for the clock's time when the event is due (`input` takes its offset from the head).
+    func rendered(
+        _ input: (Duration) -> TemplateRenderInput
+    ) throws(TemplateRenderError) -> StubEventStream {
+        var stream = self
+        var offset = 0
+        var size = 0
+        for index in stream.parts.indices {
+            offset += stream.parts[index].delayMilliseconds
+            if let template = stream.parts[index].template {
+                let data = try template.data.render(input(.milliseconds(offset)))
+                var text = template.head
+                for line in Self.lines(data) { text += "data: \(line)\n" }
+                stream.parts[index].bytes = Array((text + "\n").utf8)
+            }
+            size += stream.parts[index].bytes.count
+            guard size <= Self.maximumBytes else {
+                throw TemplateRenderError(
+                    reason: "response.sse would write more than \(Self.maximumBytes / 1024 / 1024) MiB")
+            }
+        }
+        return stream
+    }
+
+    /// Reads the `sse` object at `path`; with `templated`, event data are templates.
+    static func parse(_ value: JSONValue, path: String, templated: Bool = false) throws(StubMappingError)
+        -> StubEventStream
+    {
         let reader = try MappingFieldReader(value, path: path)
         try reader.refuseUnknownKeys(
             known: ["events", "retry", "close", "end", "preserveChunking", "chunks", "resumable"])
@@ -77,7 +115,7 @@ struct StubEventStream: Sendable {
                 parts.append(Part(delayMilliseconds: 0, bytes: SSEEncoder.retry(milliseconds: retry)))
             }
             for (index, item) in (try reader.array("events") ?? []).enumerated() {
-                parts.append(try event(item, path: reader.field("events") + "[\(index)]"))
+                parts.append(try event(item, path: reader.field("events") + "[\(index)]", templated: templated))
             }
         }
         let size = parts.reduce(0) { $0 + $1.bytes.count }
@@ -100,7 +138,7 @@ struct StubEventStream: Sendable {
         return ending
     }
 
-    private static func event(_ value: JSONValue, path: String) throws(StubMappingError) -> Part {
+    private static func event(_ value: JSONValue, path: String, templated: Bool) throws(StubMappingError) -> Part {
         let reader = try MappingFieldReader(value, path: path)
         try reader.refuseUnknownKeys(known: ["event", "data", "id", "retry", "comment", "delayMs"])
         let type = try reader.string("event")
@@ -133,9 +171,19 @@ struct StubEventStream: Sendable {
         if let retry { text += "retry: \(retry)\n" }
         if let id { text += "id: \(id)\n" }
         if let type { text += "event: \(type)\n" }
+        let delay = try reader.milliseconds("delayMs") ?? 0
+        if templated, let data {
+            let template: ResponseTemplate?
+            do {
+                template = try ResponseTemplate(data.text, field: reader.field("data"))
+            } catch {
+                throw StubMappingError(field: reader.field("data"), template: error)
+            }
+            if let template { return Part(delayMilliseconds: delay, bytes: [], template: (text, template)) }
+        }
         for line in data.map({ Self.lines($0.text) }) ?? [] { text += "data: \(line)\n" }
         text += "\n"
-        return Part(delayMilliseconds: try reader.milliseconds("delayMs") ?? 0, bytes: Array(text.utf8))
+        return Part(delayMilliseconds: delay, bytes: Array(text.utf8))
     }
 
     private static func chunk(_ value: JSONValue, path: String) throws(StubMappingError) -> Part {

@@ -17,11 +17,13 @@ import Foundation
 /// ```
 ///
 /// Request: `method` (or `ANY`); at most one of `url` (the exact target, query included),
-/// `urlPath`, `urlPathPattern` (a regular expression for the whole path) and `urlPattern`
-/// (for the whole target); `headers` and `queryParameters` as
-/// `{name: {equalTo | contains | matches | absent}}`. Response: `status` (default 200),
-/// `headers`, one of `body`, `base64Body`, `jsonBody` and `sse`, and
-/// `fixedDelayMilliseconds` — or `proxyBaseUrl` (`StubProxyTarget`). Everything else
+/// `urlPath`, `urlPathPattern` (a regular expression for the whole path), `urlPattern`
+/// (for the whole target) and `urlPathTemplate` (`StubPathTemplate`, with
+/// `pathParameters`); `headers` and `queryParameters` as `{name: StubValueCondition}`;
+/// `bodyPatterns` (`StubBodyPattern`). Response: `status` (default 200), `headers`, one of
+/// `body`, `base64Body`, `jsonBody`, `bodyFileName` (`StubBodyFile`), `sse` and
+/// `webSocket`, `fixedDelayMilliseconds` and `transformers` (`ResponseTemplate`) — or
+/// `proxyBaseUrl` (`StubProxyTarget`). Scenarios: `StubScenarioRule`. Everything else
 /// WireMock knows is refused by name.
 package struct StubMapping: Sendable {
     /// `id` (WireMock also accepts `uuid`); generated when the mapping has none.
@@ -47,9 +49,23 @@ package struct StubMapping: Sendable {
         self.request.matches(request, headOnly: headOnly)
     }
 
-    /// A fresh response for one request.
+    /// A fresh response for one request; a template that would write more than a render
+    /// may answers 500 `TEMPLATE_RENDER_FAILED` naming the mapping.
     func makeResponse(to request: HTTPRequest, services: StubServices) -> HTTPResponse {
-        response.response(to: request, services: services)
+        do {
+            return try response.response(
+                to: request, pathVariables: self.request.pathVariables(of: request), services: services)
+        } catch {
+            return ProblemDetails(
+                status: 500, code: "TEMPLATE_RENDER_FAILED",
+                detail: "\(Self.label(id: id, name: name)): \(error.reason)"
+            ).response
+        }
+    }
+
+    /// How messages name a mapping: `mapping "name" (id)` or `mapping id`.
+    static func label(id: String, name: String?) -> String {
+        name.map { "mapping \"\($0)\" (\(id))" } ?? "mapping \(id)"
     }
 
     /// The host it proxies to, when it has a `proxyBaseUrl`.
@@ -73,7 +89,8 @@ package struct StubMapping: Sendable {
     /// otherwise only checked. With `fixedID` (a `PUT` to `/__admin/mappings/{id}`, as in
     /// WireMock) the path names the mapping and the ids in the body are only checked.
     package static func parse(
-        _ value: JSONValue, path: String = "", fixedID: String? = nil, newID: () -> String
+        _ value: JSONValue, path: String = "", fixedID: String? = nil, options: StubParseOptions = StubParseOptions(),
+        newID: () -> String
     ) throws(StubMappingError) -> StubMapping {
         let reader = try MappingFieldReader(value, path: path)
         try reader.refuseUnknownKeys(
@@ -103,18 +120,28 @@ package struct StubMapping: Sendable {
         var json = reader.fields
         json["id"] = .string(id)
         json["uuid"] = .string(id)
+        let name = try reader.string("name")
+        let definition: StubResponseDefinition
+        do {
+            definition = try StubResponseDefinition.parse(
+                response, path: reader.field("response"), options: options)
+        } catch  where error.isTemplateError {
+            // A template's refusal names the mapping as well as the field.
+            var named = error
+            named.detail = "\(label(id: id, name: name)): \(error.detail)"
+            throw named
+        }
         return StubMapping(
-            id: id, name: try reader.string("name"), priority: priority,
+            id: id, name: name, priority: priority,
             request: try StubRequestPattern.parse(request, path: reader.field("request")),
-            response: try StubResponseDefinition.parse(response, path: reader.field("response")),
-            scenario: try StubScenarioRule.parse(reader), json: .object(json))
+            response: definition, scenario: try StubScenarioRule.parse(reader), json: .object(json))
     }
 
     /// Reads a request body holding one mapping.
     static func parse(
-        body: [UInt8], fixedID: String? = nil, newID: () -> String
+        body: [UInt8], fixedID: String? = nil, options: StubParseOptions = StubParseOptions(), newID: () -> String
     ) throws(StubMappingError) -> StubMapping {
-        try parse(try decodeJSON(body), fixedID: fixedID, newID: newID)
+        try parse(try decodeJSON(body), fixedID: fixedID, options: options, newID: newID)
     }
 
     /// Parses JSON text, saying where it is broken.

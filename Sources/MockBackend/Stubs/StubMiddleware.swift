@@ -19,8 +19,9 @@ struct StubMiddleware: HTTPMiddleware {
 }
 
 /// What stubs answer with besides their own definition: the proxy for `proxyBaseUrl`, the
-/// stream engine and the clock for `sse`.
+/// stream engine and the clock for `sse`, the time and randomness templates read.
 struct StubServices: Sendable {
     let forwarder: ProxyForwarder
     let replay: StubReplay.Services
+    let templates: TemplateEnvironment
 }

@@ -15,6 +15,8 @@ struct StubRequestPattern: Sendable {
         case urlPathPattern(StubRegex)
         /// `urlPattern`: a regular expression the whole target, query included, matches.
         case urlPattern(StubRegex)
+        /// `urlPathTemplate`: a path with `{variable}` segments.
+        case urlPathTemplate(StubPathTemplate)
     }
 
     /// Nil for `ANY` (or no method at all).
@@ -26,6 +28,14 @@ struct StubRequestPattern: Sendable {
     var queryParameters: [(name: String, condition: StubValueCondition)]
     /// `bodyPatterns`: every one must hold.
     var bodyPatterns: [StubBodyPattern] = []
+    /// `pathParameters`: conditions on a `urlPathTemplate`'s variables.
+    var pathParameters: [(name: String, condition: StubValueCondition)] = []
+
+    /// The `urlPathTemplate` variables of a request it matches (empty without a template).
+    func pathVariables(of request: HTTPRequest) -> [String: String] {
+        guard case .urlPathTemplate(let template) = url else { return [:] }
+        return template.variables(in: request.path) ?? [:]
+    }
 
     /// Whether it answers `request`. With `headOnly` (the body has not arrived) the body
     /// patterns are taken to hold: the answer is "it may".
@@ -37,6 +47,11 @@ struct StubRequestPattern: Sendable {
         case .urlPath(let path): guard request.path == path else { return false }
         case .urlPathPattern(let regex): guard regex.wholeMatches(request.path) else { return false }
         case .urlPattern(let regex): guard regex.wholeMatches(request.target) else { return false }
+        case .urlPathTemplate(let template):
+            guard let variables = template.variables(in: request.path) else { return false }
+            for (name, condition) in pathParameters where !condition.matches(variables[name].map { [$0] } ?? []) {
+                return false
+            }
         }
         for (name, condition) in headers where !condition.matches(request.headers.values(for: name)) {
             return false
@@ -54,11 +69,9 @@ struct StubRequestPattern: Sendable {
         return true
     }
 
-    static let urlFields = ["url", "urlPath", "urlPathPattern", "urlPattern"]
+    static let urlFields = ["url", "urlPath", "urlPathPattern", "urlPattern", "urlPathTemplate"]
 
     static let unsupported: [String: String] = [
-        "urlPathTemplate": "; use urlPathPattern",
-        "pathParameters": "; use urlPathPattern",
         "formParameters": "",
         "multipartPatterns": "",
         "cookies": "; match the Cookie header instead",
@@ -74,7 +87,8 @@ struct StubRequestPattern: Sendable {
     static func parse(_ value: JSONValue, path: String) throws(StubMappingError) -> StubRequestPattern {
         let reader = try MappingFieldReader(value, path: path)
         try reader.refuseUnknownKeys(
-            known: Set(["method", "headers", "queryParameters", "bodyPatterns"] + urlFields), unsupported: unsupported)
+            known: Set(["method", "headers", "queryParameters", "bodyPatterns", "pathParameters"] + urlFields),
+            unsupported: unsupported)
         var method = try reader.string("method")
         if let given = method {
             guard !given.isEmpty, given.utf8.allSatisfy(HTTPToken.isTChar) else {
@@ -84,13 +98,15 @@ struct StubRequestPattern: Sendable {
         }
         let given = urlFields.filter(reader.has)
         guard given.count <= 1 else {
-            throw StubMappingError(field: path, "has more than one of url/urlPath/urlPathPattern/urlPattern")
+            throw StubMappingError(
+                field: path, "has more than one of url/urlPath/urlPathPattern/urlPattern/urlPathTemplate")
         }
         var url = URLCondition.any
         if let name = given.first, let text = try reader.string(name) {
             switch name {
             case "url": url = .url(text)
             case "urlPath": url = .urlPath(text)
+            case "urlPathTemplate": url = .urlPathTemplate(try StubPathTemplate(text, field: reader.field(name)))
             default:
                 guard let regex = StubRegex(text) else {
                     throw StubMappingError(field: reader.field(name), "is not a valid regular expression")
@@ -102,9 +118,21 @@ struct StubRequestPattern: Sendable {
         for (index, item) in (try reader.array("bodyPatterns") ?? []).enumerated() {
             bodyPatterns.append(try StubBodyPattern.parse(item, path: reader.field("bodyPatterns") + "[\(index)]"))
         }
+        let pathParameters = try conditions(reader, "pathParameters")
+        if !pathParameters.isEmpty {
+            guard case .urlPathTemplate(let template) = url else {
+                throw StubMappingError(field: reader.field("pathParameters"), "needs urlPathTemplate")
+            }
+            if let unknown = pathParameters.first(where: { !template.names.contains($0.name) }) {
+                throw StubMappingError(
+                    field: reader.field("pathParameters") + "." + unknown.name,
+                    "is no variable of \(template.template)")
+            }
+        }
         return StubRequestPattern(
             method: method, url: url, headers: try conditions(reader, "headers"),
-            queryParameters: try conditions(reader, "queryParameters"), bodyPatterns: bodyPatterns)
+            queryParameters: try conditions(reader, "queryParameters"), bodyPatterns: bodyPatterns,
+            pathParameters: pathParameters)
     }
 
     /// `{"Name": {"equalTo": …}, …}`, in name order so matching is repeatable.

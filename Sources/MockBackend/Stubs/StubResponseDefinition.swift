@@ -17,16 +17,44 @@ struct StubResponseDefinition: Sendable {
         case webSocket(StubWebSocketScript)
         /// `proxyBaseUrl`: the answer comes from another server.
         case proxy(StubProxyTarget)
+
+        /// Whether an `sse` stub's event data are templates.
+        var hasTemplates: Bool {
+            if case .events(let stream) = self { return stream.hasTemplates }
+            return false
+        }
     }
 
     var status: Int
     var headers: HTTPHeaders
     var body: Body
     var fixedDelayMilliseconds: Int
+    /// The body and header values that are templates, rendered for each request.
+    var templates: StubResponseTemplates?
 
     /// The response for one request; every request gets its own shaper. A proxying mapping's
-    /// comes from the forwarder, an `sse` stub plays on the replay services' clock.
-    func response(to request: HTTPRequest, services: StubServices) -> HTTPResponse {
+    /// comes from the forwarder, an `sse` stub plays on the replay services' clock. Fails
+    /// only when a template would write more than a render may.
+    func response(
+        to request: HTTPRequest, pathVariables: [String: String] = [:], services: StubServices
+    ) throws(TemplateRenderError) -> HTTPResponse {
+        var headers = headers
+        var body = body
+        if templates != nil || body.hasTemplates {
+            let model = TemplateRequestModel.content(
+                of: request,
+                id: TemplateRandom.value(length: 0, kind: .uuid, uppercase: false, source: services.templates.random),
+                pathVariables: pathVariables)
+            if let templates {
+                headers = try templates.render(headers, services.templates.input(for: model))
+                if case .bytes(let bytes) = body {
+                    body = .bytes(try templates.render(body: bytes, services.templates.input(for: model)))
+                }
+            }
+            if case .events(let stream) = body {
+                body = .events(try stream.rendered { offset in services.templates.input(for: model, after: offset) })
+            }
+        }
         var response: HTTPResponse
         switch body {
         case .proxy(let target):
@@ -55,15 +83,13 @@ struct StubResponseDefinition: Sendable {
         return response
     }
 
-    static let bodyFields = ["body", "base64Body", "jsonBody", "sse", "webSocket"]
+    static let bodyFields = ["body", "base64Body", "jsonBody", "bodyFileName", "sse", "webSocket"]
 
     static let unsupported: [String: String] = [
-        "bodyFileName": "; put the body inline as body, base64Body or jsonBody",
         "fault": "; use the fault rules of POST /__admin/faults",
         "delayDistribution": "; use fixedDelayMilliseconds",
         "chunkedDribbleDelay": "; use the fault rules of POST /__admin/faults",
-        "transformers": "",
-        "transformerParameters": "",
+        "transformerParameters": "; a template reads the request and its helpers' arguments only",
         "statusMessage": "; the reason phrase is always the standard one",
     ]
 
@@ -71,19 +97,26 @@ struct StubResponseDefinition: Sendable {
     /// may carry; a stub's values for them are left out of the response (RFC 9110 §7.6.1).
     static let connectionFields = ["Content-Length", "Transfer-Encoding", "Connection", "Keep-Alive", "Date", "Server"]
 
-    /// Reads the `response` object at `path`.
-    static func parse(_ value: JSONValue, path: String) throws(StubMappingError) -> StubResponseDefinition {
+    /// Reads the `response` object at `path`. Its body, header values and event data are
+    /// templates when `transformers` names `response-template`, or for every mapping with
+    /// `globalTemplating` (`--global-response-templating`).
+    static func parse(
+        _ value: JSONValue, path: String, options: StubParseOptions = StubParseOptions()
+    ) throws(StubMappingError) -> StubResponseDefinition {
         let reader = try MappingFieldReader(value, path: path)
         try reader.refuseUnknownKeys(
-            known: Set(["status", "headers", "fixedDelayMilliseconds"] + bodyFields + StubProxyTarget.fields),
+            known: Set(
+                ["status", "headers", "fixedDelayMilliseconds", "transformers"] + bodyFields + StubProxyTarget.fields),
             unsupported: unsupported)
+        let transformers = try StubResponseTemplates.transformers(reader)
+        let templated = options.globalTemplating || transformers.contains("response-template")
         if let target = try StubProxyTarget.parse(reader) {
             if let other = (bodyFields + ["status", "headers"]).first(where: reader.has) {
                 throw StubMappingError(field: reader.field(other), "cannot be combined with proxyBaseUrl")
             }
             return StubResponseDefinition(
                 status: 200, headers: HTTPHeaders(), body: .proxy(target),
-                fixedDelayMilliseconds: try reader.milliseconds("fixedDelayMilliseconds") ?? 0)
+                fixedDelayMilliseconds: try reader.milliseconds("fixedDelayMilliseconds") ?? 0, templates: nil)
         }
         let status = try reader.integer("status") ?? 200
         guard (100...599).contains(status) else {
@@ -95,20 +128,36 @@ struct StubResponseDefinition: Sendable {
         }
         var headers = try Self.headers(reader)
         var body = Body.bytes([])
+        var templateText: String?
         switch given.first {
         case "body":
-            body = .bytes(Array((try reader.string("body") ?? "").utf8))
+            templateText = try reader.string("body") ?? ""
+            body = .bytes(Array(templateText!.utf8))
         case "base64Body":
             guard let data = Data(base64Encoded: try reader.string("base64Body") ?? "") else {
                 throw StubMappingError(field: reader.field("base64Body"), "is not valid base64")
             }
             body = .bytes(Array(data))
+        case "bodyFileName":
+            let bytes = try StubBodyFile.read(
+                try reader.string("bodyFileName") ?? "", field: reader.field("bodyFileName"), options: options)
+            body = .bytes(bytes)
+            if templated {
+                guard let text = String(validating: bytes, as: UTF8.self) else {
+                    throw StubMappingError(
+                        field: reader.field("bodyFileName"), "names a file that is not UTF-8 text, so no template")
+                }
+                templateText = text
+            }
         case "jsonBody":
             let json = reader.value("jsonBody") ?? .null
             body = .bytes(Array((try? JSONCoding.encoder.encode(json)) ?? Data()))
+            templateText = String(decoding: Self.bytes(of: body), as: UTF8.self)
             if !headers.contains("Content-Type") { headers.add("Content-Type", "application/json") }
         case "sse":
-            body = .events(try StubEventStream.parse(reader.value("sse") ?? .null, path: reader.field("sse")))
+            body = .events(
+                try StubEventStream.parse(reader.value("sse") ?? .null, path: reader.field("sse"), templated: templated)
+            )
             var streamHeaders = SSEEndpoint.headers
             for (name, value) in headers {
                 if streamHeaders.contains(name) { streamHeaders.remove(name) }
@@ -124,9 +173,20 @@ struct StubResponseDefinition: Sendable {
         default:
             break
         }
+        let templates =
+            templated
+            ? try StubResponseTemplates.compile(
+                body: templateText, bodyField: reader.field(given.first ?? "body"), headers: headers,
+                headersField: reader.field("headers"))
+            : nil
         return StubResponseDefinition(
             status: status, headers: headers, body: body,
-            fixedDelayMilliseconds: try reader.milliseconds("fixedDelayMilliseconds") ?? 0)
+            fixedDelayMilliseconds: try reader.milliseconds("fixedDelayMilliseconds") ?? 0, templates: templates)
+    }
+
+    private static func bytes(of body: Body) -> [UInt8] {
+        if case .bytes(let bytes) = body { return bytes }
+        return []
     }
 
     /// `{"Name": "value"}`, or `{"Name": ["one", "two"]}` for a field sent more than once.

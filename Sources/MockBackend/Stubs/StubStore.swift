@@ -40,9 +40,13 @@ package final class StubStore: Sendable {
 
     private let state: LockedValue<State>
 
+    /// How mappings added through the admin API are read: the flags, the body files.
+    package let parseOptions: StubParseOptions
+
     /// With a `seed` (`--seed`), generated mapping ids repeat from run to run.
-    package init(seed: UInt64? = nil) {
+    package init(seed: UInt64? = nil, parseOptions: StubParseOptions = StubParseOptions()) {
         state = LockedValue(State(generator: seed.map(SeededGenerator.init)))
+        self.parseOptions = parseOptions
     }
 
     /// A new version 4 UUID for a mapping given without an id.

@@ -24,37 +24,43 @@ struct StubRegex: @unchecked Sendable {
 }
 
 /// One WireMock value matcher for a header or query parameter: `{"equalTo": "…"}` (with
-/// `"caseInsensitive": true`), `{"contains": "…"}`, `{"matches": "regex"}` or
-/// `{"absent": true}`.
-enum StubValueCondition: Sendable {
+/// `"caseInsensitive": true`), `{"contains": "…"}`, `{"matches": "regex"}`,
+/// `{"absent": true}`, or `{"or": [matchers]}` / `{"and": [matchers]}`.
+indirect enum StubValueCondition: Sendable {
     case equalTo(String, caseInsensitive: Bool)
     case contains(String)
     case matches(StubRegex)
     case absent
+    case or([StubValueCondition])
+    case and([StubValueCondition])
 
     /// WireMock's rule for a field sent several times: it matches when one of its values
     /// does. `absent` matches only when there is none.
     func matches(_ values: [String]) -> Bool {
-        if case .absent = self { return values.isEmpty }
+        switch self {
+        case .absent: return values.isEmpty
+        case .or(let conditions): return conditions.contains { $0.matches(values) }
+        case .and(let conditions): return conditions.allSatisfy { $0.matches(values) }
+        default: break
+        }
         return values.contains { value in
             switch self {
             case .equalTo(let expected, let caseInsensitive):
                 caseInsensitive ? value.lowercased() == expected.lowercased() : value == expected
             case .contains(let part): value.contains(part)
             case .matches(let regex): regex.wholeMatches(value)
-            case .absent: false
+            case .absent, .or, .and: false
             }
         }
     }
 
-    static let operators = ["equalTo", "contains", "matches", "absent"]
+    static let operators = ["equalTo", "contains", "matches", "absent", "or", "and"]
 
     /// WireMock matchers that exist but are not implemented here.
     static let unsupported: [String: String] = Dictionary(
         uniqueKeysWithValues: [
             "doesNotMatch", "doesNotContain", "equalToJson", "matchesJsonPath", "matchesJsonSchema", "equalToXml",
-            "matchesXPath", "before", "after", "equalToDateTime", "binaryEqualTo", "hasExactly", "includes", "and",
-            "or", "not",
+            "matchesXPath", "before", "after", "equalToDateTime", "binaryEqualTo", "hasExactly", "includes", "not",
         ].map { ($0, "; use equalTo, contains, matches or absent") })
 
     /// Reads `{"equalTo": …}` and its siblings at `path`.
@@ -63,7 +69,16 @@ enum StubValueCondition: Sendable {
         try reader.refuseUnknownKeys(known: Set(operators + ["caseInsensitive"]), unsupported: unsupported)
         let given = operators.filter(reader.has)
         guard given.count == 1, let name = given.first else {
-            throw StubMappingError(field: path, "must have exactly one of equalTo, contains, matches or absent")
+            throw StubMappingError(
+                field: path, "must have exactly one of equalTo, contains, matches, absent, or and and")
+        }
+        if name == "or" || name == "and" {
+            var conditions: [StubValueCondition] = []
+            for (index, item) in (try reader.array(name) ?? []).enumerated() {
+                conditions.append(try parse(item, path: reader.field(name) + "[\(index)]"))
+            }
+            guard !conditions.isEmpty else { throw StubMappingError(field: reader.field(name), "must not be empty") }
+            return name == "or" ? .or(conditions) : .and(conditions)
         }
         let caseInsensitive = try reader.bool("caseInsensitive") ?? false
         if caseInsensitive, name != "equalTo" {

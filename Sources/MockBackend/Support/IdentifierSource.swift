@@ -23,6 +23,11 @@ package final class IdentifierSource: Sendable {
         range.lowerBound + Int(next() % UInt64(range.count))
     }
 
+    /// A number below `bound`; any number when `bound` is 0 (the whole range).
+    package func unsigned(below bound: UInt64) -> UInt64 {
+        bound == 0 ? next() : next() % bound
+    }
+
     private func next() -> UInt64 {
         generator.withLock { generator in
             guard var seeded = generator else {

@@ -190,6 +190,29 @@ struct StubScenarioTests {
         }
     }
 
+    /// A transition to a state no mapping requires is no error: the scenario moves there, the
+    /// listing names it, and only stubs that require no state answer in it (README, "Scenarios").
+    @Test func aTransitionToAStateNoMappingRequiresLeavesOnlyStatelessStubs() async throws {
+        var configuration = MockBackendConfiguration()
+        configuration.clock = .manual
+        try await withInMemoryApp(configuration) { app in
+            Self.add(
+                [
+                    #"{"scenarioName":"trial","requiredScenarioState":"Started","newScenarioState":"active","transition":{"afterMs":1000,"to":"lapsed"},"request":{"urlPath":"/start"},"response":{"body":"started"}}"#,
+                    #"{"scenarioName":"trial","requiredScenarioState":"active","request":{"urlPath":"/feature"},"response":{"body":"on"}}"#,
+                    #"{"priority":9,"request":{"urlPath":"/feature"},"response":{"status":402,"body":"pay"}}"#,
+                ], to: app)
+            #expect(app.answer("GET", "/start").text == "started")
+            #expect(app.answer("GET", "/feature").text == "on")
+            app.advance(by: .seconds(1))
+            let listed = app.answer("GET", "/__admin/scenarios").text
+            #expect(listed.contains(#""state":"lapsed""#), "\(listed)")
+            #expect(listed.contains(#""possibleStates":["Started","active","lapsed"]"#), "\(listed)")
+            #expect(app.answer("GET", "/feature").status == 402)
+            #expect(app.answer("GET", "/start").status == 404)
+        }
+    }
+
     /// A move's `onEnter` push reaches an open `sse` stub stream before the move's answer;
     /// an `sse` stub that requires a state answers only in it.
     @Test func onEnterPushesIntoAnOpenStreamAndStreamsMayRequireAState() async throws {
@@ -244,6 +267,15 @@ struct StubScenarioTests {
             (
                 #"{"scenarioName":"s","newScenarioState":"b","onEnter":[{"disconnect":{"stream":"x","reset":true,"graceful":true}}],"request":{},"response":{}}"#,
                 "onEnter[0].disconnect.reset cannot be combined with graceful"
+            ),
+            (
+                #"{"scenarioName":""# + String(repeating: "n", count: 10_240) + #"","request":{},"response":{}}"#,
+                "scenarioName must be at most 512 characters"
+            ),
+            (
+                #"{"scenarioName":"s","newScenarioState":"b","transition":{"afterMs":5,"to":""#
+                    + String(repeating: "s", count: 10_240) + #""},"request":{},"response":{}}"#,
+                "transition.to must be at most 512 characters"
             ),
         ])
     func aBadScenarioFieldIsRefusedNamingIt(_ mapping: String, _ detail: String) async throws {

@@ -32,6 +32,10 @@ struct StubScenarioRule: Sendable {
     /// WireMock's first state of every scenario.
     static let started = "Started"
 
+    /// The longest scenario or state name: enough for any sentence, and the admin API's
+    /// listing stays small however many copies a scope makes.
+    static let maximumNameLength = 512
+
     var name: String
     var requiredState: String?
     var newState: String?
@@ -54,6 +58,10 @@ struct StubScenarioRule: Sendable {
             return nil
         }
         guard !name.isEmpty else { throw StubMappingError(field: reader.field("scenarioName"), "must not be empty") }
+        guard name.count <= maximumNameLength else {
+            throw StubMappingError(
+                field: reader.field("scenarioName"), "must be at most \(maximumNameLength) characters")
+        }
         let required = try state(reader, "requiredScenarioState")
         let new = try state(reader, "newScenarioState")
         var rule = StubScenarioRule(
@@ -85,6 +93,9 @@ struct StubScenarioRule: Sendable {
     private static func state(_ reader: MappingFieldReader, _ key: String) throws(StubMappingError) -> String? {
         guard let state = try reader.string(key) else { return nil }
         guard !state.isEmpty else { throw StubMappingError(field: reader.field(key), "must not be empty") }
+        guard state.count <= maximumNameLength else {
+            throw StubMappingError(field: reader.field(key), "must be at most \(maximumNameLength) characters")
+        }
         return state
     }
 
