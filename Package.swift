@@ -33,12 +33,18 @@ let package = Package(
         .systemLibrary(name: "CEpoll"),
         .systemLibrary(
             name: "COpenSSL", pkgConfig: "openssl", providers: [.apt(["libssl-dev"]), .brew(["openssl@3"])]),
+        // The system nghttp2 (libnghttp2-dev) for HTTP/2 frames, on Linux; elsewhere the
+        // server speaks HTTP/1.1 only.
+        .systemLibrary(
+            name: "CNghttp2", pkgConfig: "libnghttp2", providers: [.apt(["libnghttp2-dev"]), .brew(["nghttp2"])]),
         // Sockets, the HTTP/1.1 parser and encoder, connections, routing, static files and
         // gzip. Knows nothing of the mock's backends.
         .target(
             name: "MockBackendHTTP",
             dependencies: [
-                "MockBackendSupport", "CZlib", "CEpoll", .product(name: "Logging", package: "swift-log"),
+                "MockBackendSupport", "CZlib", "CEpoll",
+                .target(name: "CNghttp2", condition: .when(platforms: [.linux])),
+                .product(name: "Logging", package: "swift-log"),
             ]
         ),
         // TLS on the system OpenSSL: a byte stream under the HTTP code, certificates.

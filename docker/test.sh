@@ -102,7 +102,7 @@ else
     if [ ! -s "$work/base-bookworm.tar" ]; then
         # The runtime's packages go in here, so the Dockerfile's apt step finds them present.
         rootfs=$(mktemp -d "$PWD/$work/rootfs.XXXXXX")
-        debootstrap --variant=minbase --include=ca-certificates,libssl3,zlib1g \
+        debootstrap --variant=minbase --include=ca-certificates,libssl3,zlib1g,libnghttp2-14 \
             bookworm "$rootfs" http://deb.debian.org/debian
         rm -rf "$rootfs"/var/cache/apt/archives/*.deb "$rootfs"/var/lib/apt/lists/*
         tar -C "$rootfs" --numeric-owner -cf "$work/base-bookworm.tar.partial" .

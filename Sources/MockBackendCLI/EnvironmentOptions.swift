@@ -14,7 +14,7 @@ enum EnvironmentOptions {
         "speed", "seed", "generation-seconds", "workflow-iterations", "scenario", "mappings", "api-key", "admin-token",
         "tls-port",
         "tls-cert", "tls-key", "tls-cert-out", "cors", "allowed-hosts", "proxy", "proxy-ca", "proxy-timeout",
-        "proxy-token", "proxy-allow", "record", "backends",
+        "proxy-token", "proxy-allow", "record", "backends", "http2",
     ]
 
     /// Every flag, by its long name; `1`, `true` or `yes` in its variable turns it on.

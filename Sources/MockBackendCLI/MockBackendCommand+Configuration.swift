@@ -18,6 +18,12 @@ enum ReadinessOption: String, ExpressibleByArgument, CaseIterable {
     }
 }
 
+/// `--http2`: whether connections may speak HTTP/2.
+enum HTTP2Option: String, ExpressibleByArgument, CaseIterable {
+    case on
+    case off
+}
+
 /// How log lines are written.
 enum LogFormat: String, ExpressibleByArgument, CaseIterable {
     case text
@@ -92,6 +98,7 @@ extension MockBackendCommand {
         configuration.player.balanceUpdateVariants = balanceUpdateVariants
         configuration.clock = clock == .manual ? .manual : .real(speed: speed)
         configuration.http.readiness = readiness == .epoll ? .epoll : .dispatchSources
+        configuration.http.http2 = http2 == .on && HTTP2Support.isAvailable
         configuration.seed = seed
         configuration.workflowAPIKey = apiKey
         configuration.adminToken = adminToken

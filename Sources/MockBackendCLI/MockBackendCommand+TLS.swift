@@ -1,6 +1,7 @@
 import ArgumentParser
 import Logging
 import MockBackend
+import MockBackendHTTP
 import MockBackendTLS
 
 #if canImport(FoundationEssentials)
@@ -51,7 +52,8 @@ extension MockBackendCommand {
         } else {
             identity = try TLSIdentity.selfSigned(extraNames: Self.certificateNames(forHost: host))
         }
-        let context = try TLSContext(identity: identity, logger: logger)
+        let context = try TLSContext(
+            identity: identity, logger: logger, offersHTTP2: http2 == .on && HTTP2Support.isAvailable)
         if let tlsCertOut {
             guard FileManager.default.createFile(atPath: tlsCertOut, contents: Data(identity.certificatePEM.utf8))
             else {

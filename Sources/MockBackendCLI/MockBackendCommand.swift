@@ -91,6 +91,13 @@ struct MockBackendCommand: ParsableCommand {
 
     @Option(
         help: .withVariable(
+            "http2",
+            "HTTP/2: on (h2 by ALPN on the TLS listener, h2c by prior knowledge on the plain one) or off (HTTP/1.1 only)."
+        ))
+    var http2: HTTP2Option = .on
+
+    @Option(
+        help: .withVariable(
             "readiness",
             "How the server watches its sockets: epoll (the default on Linux) or dispatch (Dispatch sources, the default elsewhere)."
         ))

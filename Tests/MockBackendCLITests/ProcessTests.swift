@@ -177,7 +177,7 @@ struct ProcessTests {
     /// Every option that takes a value can also come from `MOCKBACKEND_<NAME>`.
     @Test func everyOptionHasAnEnvironmentVariable() {
         let help = MockBackendCommand.helpMessage(columns: 200)
-        let options = help.matches(of: /--([a-z][a-z-]+) <[a-z-]+>/).map { String($0.output.1) }
+        let options = help.matches(of: /--([a-z][a-z0-9-]+) <[a-z0-9-]+>/).map { String($0.output.1) }
         #expect(!options.isEmpty)
         #expect(Set(options) == Set(EnvironmentOptions.valueOptions))
     }

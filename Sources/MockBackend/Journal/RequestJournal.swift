@@ -64,6 +64,9 @@ package final class RequestJournal: Sendable {
                 record.write(status)
                 record.write(milliseconds)
                 record.write(request.connectionID)
+                record.write(request.protocolName)
+                record.write(request.streamID.map(Int.init) ?? -1)
+                record.write(request.http2ConnectionID ?? 0)
                 record.write(fault?.summary)
                 record.write(relay != nil)
                 if let relay {
@@ -145,7 +148,15 @@ package final class RequestJournal: Sendable {
                 id: id, receivedAt: Timestamp.iso8601(receivedAt), method: method, target: target, path: path,
                 headers: headers, bodyExcerpt: String(decoding: record.readBytes(), as: UTF8.self),
                 bodySize: record.readInt(), status: record.readInt(), durationMs: record.readDouble(),
-                connection: record.readUInt64(), fault: record.readOptionalString())
+                connection: record.readUInt64(), fault: nil)
+            entry.protocol = record.readString()
+            let stream = record.readInt()
+            let http2Connection = record.readUInt64()
+            if stream >= 0 {
+                entry.streamId = stream
+                entry.http2Connection = http2Connection
+            }
+            entry.fault = record.readOptionalString()
             if record.readBool() {
                 entry.proxied = true
                 let upstreamStatus = record.readInt()

@@ -29,7 +29,7 @@ struct RequestJournalMiddleware: HTTPMiddleware {
                 let capture = ResponseCapture(
                     status: resolved.status,
                     headers: redacts ? redaction.redacting(resolved.headers) : resolved.headers,
-                    scheme: request.scheme, httpVersion: request.version == .http10 ? "HTTP/1.0" : "HTTP/1.1",
+                    scheme: request.scheme, httpVersion: request.version.description,
                     body: body)
                 if case .stream(let produce) = resolved.body {
                     resolved.body = .stream { sink in produce(CapturingSink(sink, capture: capture)) }

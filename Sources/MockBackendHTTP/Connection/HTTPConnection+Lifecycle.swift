@@ -61,6 +61,12 @@ extension HTTPConnection {
     /// server hears of it. Later calls do nothing.
     func close(reason: StreamEndReason, reset: Bool = false) {
         assertOnQueue()
+        #if canImport(CNghttp2)
+        if let http2 {
+            http2.close(reason: reason, reset: reset)
+            return
+        }
+        #endif
         if let upgraded {
             upgraded.close(reason: reason, reset: reset)
             return
@@ -105,6 +111,12 @@ extension HTTPConnection {
     /// flight finishes and then the connection closes. A request that reached an idle
     /// connection just before is answered first, with `Connection: close` (RFC 9112 §9.6).
     func beginShutdown() {
+        #if canImport(CNghttp2)
+        if let http2 {
+            http2.beginShutdown()
+            return
+        }
+        #endif
         if let upgraded {
             upgraded.beginShutdown()
             return
@@ -134,6 +146,24 @@ extension HTTPConnection {
     /// drains what comes.
     func channelReceived(_ bytes: UnsafeRawBufferPointer) {
         guard machine.phase == .open else { return }
+        if preface != nil {
+            switch preface!.feed(bytes) {
+            case .undecided:
+                return
+            case .http2(let held):
+                preface = nil
+                startHTTP2(earlyBytes: held)
+                return
+            case .http1(let held):
+                preface = nil
+                held.withUnsafeBytes { feed($0) }
+                return
+            }
+        }
+        feed(bytes)
+    }
+
+    private func feed(_ bytes: UnsafeRawBufferPointer) {
         enqueue(parser.feed(bytes))
         // RFC 9110 §7.8: what follows a request to switch protocols may not be HTTP; the
         // parser holds it, and reading waits until the server has answered.
@@ -172,5 +202,27 @@ extension HTTPConnection {
                 metadata: ["connection": "\(id)", "unsent": "\(channel.outbound.unsentBytes)"])
         }
         close(reason: reason, reset: reset)
+    }
+
+    // MARK: HTTP/2
+
+    /// The connection began with the HTTP/2 preface: an `HTTP2Connection` takes the socket
+    /// over, with the bytes read so far and the timer.
+    private func startHTTP2(earlyBytes: [UInt8]) {
+        #if canImport(CNghttp2)
+        let connection = HTTP2Connection(
+            id: id, channel: channel, timer: timer, context: context, peerHost: peerHost
+        ) { [weak self] reason in self?.http2Closed(reason) }
+        http2 = connection
+        connection.start(earlyBytes: earlyBytes)
+        #endif
+    }
+
+    /// The HTTP/2 connection that took the socket over has closed: the server hears of it.
+    private func http2Closed(_ reason: StreamEndReason) {
+        _ = machine.close(reason)
+        timer.cancel()
+        context.statistics.withLock { $0.openConnections -= 1 }
+        context.onClosed(id)
     }
 }

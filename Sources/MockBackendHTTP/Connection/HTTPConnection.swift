@@ -12,6 +12,8 @@ struct ConnectionContext: Sendable {
     var scheme = "http"
     /// Called once, on the connection's queue, when the connection has closed.
     let onClosed: @Sendable (UInt64) -> Void
+    /// A new id from the connections' sequence, for an HTTP/2 stream.
+    var newExchangeID: @Sendable () -> UInt64 = { 0 }
 }
 
 /// One client connection speaking HTTP/1.1: reads requests, answers them in order, hands
@@ -91,6 +93,12 @@ final class HTTPConnection: SocketChannelOwner, @unchecked Sendable {
     var upgraded: WebSocketConnection?
     /// The streamed body being read (`HTTPParserEvent.streamingRequest`), until its end.
     var requestBody: RequestBodyStream?
+    /// At the start of a connection that may be HTTP/2: the first bytes, until they tell.
+    var preface: HTTP2Preface?
+    #if canImport(CNghttp2)
+    /// After the HTTP/2 preface: the connection that took the socket over.
+    var http2: HTTP2Connection?
+    #endif
 
     /// - Parameter eventLoop: the loop this connection runs on; many connections share one,
     ///   so a thread drains the events of several connections in turn instead of waking
@@ -106,6 +114,7 @@ final class HTTPConnection: SocketChannelOwner, @unchecked Sendable {
         timer = DeadlineTimer(queue: queue, statistics: context.statistics)
         parser = HTTPRequestParser(limits: configuration.limits)
         parser.streamsBody = { [responder = context.responder] in responder.streamsBody(of: $0) }
+        if configuration.http2, HTTP2Support.isAvailable { preface = HTTP2Preface() }
         machine = Machine(
             timeouts: .init(
                 header: configuration.headerTimeout, body: configuration.bodyTimeout,

@@ -45,18 +45,12 @@ public enum StreamEndReason: Sendable, Equatable, CustomStringConvertible {
 /// Invariant: `connection` is read and cleared only on the connection's loop (`queue`),
 /// where every write runs; it is cleared when the stream ends, so a writer kept by its
 /// producer does not keep a closed connection alive. Everything else is constant or under
-/// `state`'s lock. That is what makes the `@unchecked Sendable` sound.
+/// `ending`'s lock. That is what makes the `@unchecked Sendable` sound.
 public final class ResponseBodyWriter: StreamSink, @unchecked Sendable {
-    private struct State {
-        var endReason: StreamEndReason?
-        var handlers: [@Sendable (StreamEndReason) -> Void] = []
-        var namedEnd: String?
-    }
-
     /// Strong while the stream lives (see above): a write skips a weak load per connection.
     private var connection: HTTPConnection?
     private let queue: DispatchQueue
-    private let state = LockedValue(State())
+    private let ending = SinkEnding()
 
     /// The connection the body goes out on (`HTTPRequest.connectionID`).
     public let connectionID: UInt64
@@ -115,40 +109,29 @@ public final class ResponseBodyWriter: StreamSink, @unchecked Sendable {
 
     /// Runs `handler` once when the stream ends, or at once if it already has.
     public func onClose(_ handler: @escaping @Sendable (StreamEndReason) -> Void) {
-        let endedAlready: StreamEndReason? = state.withLock { state in
-            if let reason = state.endReason { return reason }
-            state.handlers.append(handler)
-            return nil
-        }
-        if let endedAlready { handler(endedAlready) }
+        ending.onEnd(handler)
     }
 
     public func onEnd(_ handler: @escaping @Sendable (StreamEndReason) -> Void) {
-        onClose(handler)
+        ending.onEnd(handler)
     }
 
     public func nameEnd(_ word: String) {
-        state.withLock { $0.namedEnd = word }
+        ending.name(word)
     }
 
     /// The word the producer gave for the end (`nameEnd`), if it gave one.
-    public var namedEnd: String? { state.withLock { $0.namedEnd } }
+    public var namedEnd: String? { ending.namedEnd }
 
     /// Whether the stream has ended.
-    public var isClosed: Bool { state.withLock { $0.endReason != nil } }
+    public var isClosed: Bool { ending.reason != nil }
 
     /// Why the stream ended, once it has.
-    public var endReason: StreamEndReason? { state.withLock { $0.endReason } }
+    public var endReason: StreamEndReason? { ending.reason }
 
     /// Records the end and runs the handlers; later calls do nothing. On the loop.
     func markEnded(_ reason: StreamEndReason) {
         connection = nil
-        let handlers: [@Sendable (StreamEndReason) -> Void] = state.withLock { state in
-            guard state.endReason == nil else { return [] }
-            state.endReason = reason
-            defer { state.handlers = [] }
-            return state.handlers
-        }
-        for handler in handlers { handler(reason) }
+        ending.end(reason)
     }
 }

@@ -23,6 +23,13 @@ enum HTTPDate {
         }
     }
 
+    /// The current date's IMF-fixdate as text.
+    static var now: String {
+        var bytes: [UInt8] = []
+        appendNow(to: &bytes)
+        return String(decoding: bytes, as: UTF8.self)
+    }
+
     static func format(_ second: time_t) -> String {
         var clock = second
         var parts = tm()

@@ -24,6 +24,19 @@ public struct HTTPRequest: Sendable, Equatable {
     public var remoteAddress: String?
     /// `http` or `https`: the listener it came in on.
     public var scheme = "http"
+    /// For a request that came over HTTP/2, its stream's id; nil over HTTP/1.x.
+    public var streamID: Int32?
+    /// For a request that came over HTTP/2, the id of the connection its stream is one of.
+    /// Its own `connectionID` is then the stream's, from the same sequence: to the event
+    /// streams it subscribes to and to the journals, each HTTP/2 stream is a connection.
+    public var http2ConnectionID: UInt64?
+
+    /// The protocol it came over, as journals name it: `http/1.0`, `http/1.1`, `h2` (HTTP/2
+    /// over TLS) or `h2c` (HTTP/2 on the plain listener).
+    public var protocolName: String {
+        if version == .http2 { return scheme == "https" ? "h2" : "h2c" }
+        return version == .http10 ? "http/1.0" : "http/1.1"
+    }
 
     public init(
         method: String, target: String, version: HTTPVersion = .http11,

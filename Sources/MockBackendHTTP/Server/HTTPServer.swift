@@ -161,7 +161,8 @@ public final class HTTPServer: Sendable {
     private func admit(_ fd: Int32) {
         let context = ConnectionContext(
             configuration: configuration, responder: responder, logger: logger, statistics: statisticsBox,
-            scheme: transport.scheme, onClosed: { [weak self] id in self?.connectionClosed(id) })
+            scheme: transport.scheme, onClosed: { [weak self] id in self?.connectionClosed(id) },
+            newExchangeID: { [weak self] in self?.newExchangeID() ?? 0 })
         let connection: HTTPConnection? = registry.withLock { registry in
             guard !registry.stopping, registry.connections.count < configuration.maxConnections else { return nil }
             let id = registry.nextID
@@ -183,6 +184,15 @@ public final class HTTPServer: Sendable {
             return
         }
         connection.start()
+    }
+
+    /// An id from the connections' sequence for an HTTP/2 stream, which is a connection of
+    /// its own to the streams it subscribes to and the journals it appears in.
+    private func newExchangeID() -> UInt64 {
+        registry.withLock { registry in
+            defer { registry.nextID += 1 }
+            return registry.nextID
+        }
     }
 
     private func connectionClosed(_ id: UInt64) {

@@ -35,6 +35,13 @@ public struct HTTPServerConfiguration: Sendable {
     /// How a request's target is written in the log line of each request: as it came by
     /// default; a mock that proxies takes the secrets out (a session token in the query).
     public var loggedTarget: @Sendable (HTTPRequest) -> String = { $0.target }
+    /// Whether a connection that begins with the HTTP/2 preface speaks HTTP/2 (h2c by prior
+    /// knowledge on a plain listener, h2 after ALPN on TLS). Default on where the build has
+    /// HTTP/2 (`HTTP2Support.isAvailable`); off, the preface is answered 505 as before.
+    public var http2 = HTTP2Support.isAvailable
+    /// The SETTINGS each new HTTP/2 connection announces, asked for at its start (a fault
+    /// may lower the stream limit).
+    public var http2Settings: @Sendable () -> HTTP2Settings = { HTTP2Settings() }
 
     public init(host: String = "127.0.0.1", port: Int = 0) {
         self.host = host

@@ -17,6 +17,14 @@ public struct JournaledRequest: Codable, Sendable, Equatable {
     /// Time to build the response (for a stream: until its head).
     public var durationMs: Double
     public var connection: UInt64
+    /// What it came over: `http/1.0`, `http/1.1`, `h2` (HTTP/2 over TLS) or `h2c`. Absent
+    /// in entries of servers older than HTTP/2.
+    public var `protocol`: String?
+    /// Over HTTP/2: the stream's id on its connection. (`connection` is then the stream's
+    /// own id: to streams and journals each HTTP/2 stream is a connection.)
+    public var streamId: Int?
+    /// Over HTTP/2: the id of the connection the stream is one of.
+    public var http2Connection: UInt64?
     /// The fault that acted on this request, if one did: its kind, a space and the rule's id.
     public var fault: String?
     /// True when the request went upstream (proxy mode, or a mapping's `proxyBaseUrl`);

@@ -1,0 +1,537 @@
+#if canImport(CNghttp2)
+import CNghttp2
+import Dispatch
+import Logging
+import MockBackendSupport
+
+/// One client connection speaking HTTP/2 (RFC 9113): h2 after ALPN on the TLS listener,
+/// h2c with prior knowledge on the plain one. It takes the socket over from the
+/// `HTTPConnection` that recognised the preface, as a WebSocket does after its upgrade.
+/// Frames are nghttp2's (`HTTP2Session`); the socket, the loop, the requests, the
+/// responder and the stream sinks are the server's own: every stream's request goes to
+/// the same responder as an HTTP/1.1 request, and a streamed response writes to an
+/// `HTTP2StreamWriter`, each chunk a DATA frame as flow control lets it go.
+///
+/// A response's shaper (a fault) shapes its stream alone: a cut is RST_STREAM (`CANCEL`,
+/// or `INTERNAL_ERROR` with a reset), a pause holds that stream's frames, a blackhole
+/// stops it; the other streams of the connection go on.
+///
+/// Invariant: confined to `queue`, the event loop of the connection it took over, as
+/// `HTTPConnection` is; that is what makes the `@unchecked Sendable` sound.
+final class HTTP2Connection: SocketChannelOwner, HTTP2SessionDelegate, @unchecked Sendable {
+    let id: UInt64
+    let queue: DispatchQueue
+    let channel: SocketChannel
+    let context: ConnectionContext
+    private let timer: DeadlineTimer
+    private let peerHost: String?
+    private let onClosed: (StreamEndReason) -> Void
+    private var session: HTTP2Session!
+    private var streams: [Int32: HTTP2Stream] = [:]
+    private var isClosed = false
+    /// GOAWAY is sent: streams finish, then the connection closes.
+    private var shuttingDown = false
+    /// The frame layer failed (a protocol error): its GOAWAY goes out, then the connection closes.
+    private var failed = false
+    private var isPumping = false
+    /// The most frame bytes queued on the socket before the session is asked for more.
+    private static let outputHighWater = 256 * 1024
+
+    /// `h2` over TLS, `h2c` on the plain listener: what the journals name the protocol.
+    var protocolName: String { context.scheme == "https" ? "h2" : "h2c" }
+
+    init(
+        id: UInt64, channel: SocketChannel, timer: DeadlineTimer, context: ConnectionContext, peerHost: String?,
+        onClosed: @escaping (StreamEndReason) -> Void
+    ) {
+        self.id = id
+        self.channel = channel
+        self.timer = timer
+        self.context = context
+        self.peerHost = peerHost
+        self.onClosed = onClosed
+        queue = channel.queue
+    }
+
+    /// Takes the socket over, with the bytes read so far (the preface first).
+    func start(earlyBytes: [UInt8]) {
+        session = HTTP2Session(delegate: self, settings: context.configuration.http2Settings())
+        channel.owner = self
+        channel.shaper = nil
+        timer.handler = { [weak self] in self?.idleTimeoutFired() }
+        armIdleTimer()
+        earlyBytes.withUnsafeBytes { channelReceived($0) }
+        channel.resumeReading()
+        pump()
+    }
+
+    // MARK: - The channel
+
+    func channelReceived(_ bytes: UnsafeRawBufferPointer) {
+        guard !isClosed, !failed else { return }
+        if !session.receive(bytes) {
+            failed = true
+            channel.stopReading()
+        }
+    }
+
+    func channelFinishedReading() {
+        pump()
+    }
+
+    func channelPeerClosed() {
+        close(reason: .clientClosed)
+    }
+
+    func channelDrained() {
+        pump()
+    }
+
+    func channelFailed(_ reason: StreamEndReason, reset: Bool) {
+        close(reason: reason, reset: reset)
+    }
+
+    /// Hands the frames nghttp2 has ready to the socket, as far as the socket keeps up;
+    /// closes once the session is over and its last frames are out. A flush that drains at
+    /// once calls back (`channelDrained`) into this loop, which goes on while the session
+    /// has frames.
+    func pump() {
+        guard !isClosed, !isPumping else { return }
+        isPumping = true
+        var wrote: Bool
+        repeat {
+            wrote = false
+            while channel.outbound.unsentBytes < Self.outputHighWater {
+                let output = session.takeOutput(limit: 64 * 1024)
+                guard !output.isEmpty else { break }
+                channel.outbound.append(.bytes(output))
+                wrote = true
+            }
+            if wrote { channel.flush() }
+        } while wrote && !isClosed && channel.outbound.unsentBytes < Self.outputHighWater
+        isPumping = false
+        guard !isClosed, channel.outbound.isEmpty else { return }
+        if failed || !session.isActive || (shuttingDown && streams.isEmpty) {
+            close(reason: shuttingDown ? .serverStopping : .connectionClosed)
+        }
+    }
+
+    /// Closes now: every stream's writer is told why, the channel closes, the server
+    /// hears of it. Later calls do nothing.
+    func close(reason: StreamEndReason, reset: Bool = false) {
+        guard !isClosed else { return }
+        isClosed = true
+        channel.close(reset: reset)
+        timer.cancel()
+        for stream in streams.values { end(stream, reason: reason) }
+        streams.removeAll()
+        onClosed(reason)
+    }
+
+    /// Server shutdown (RFC 9113 §6.8): GOAWAY, streams end cleanly, then the connection closes.
+    func beginShutdown() {
+        guard !isClosed, !shuttingDown else { return }
+        shuttingDown = true
+        session.goAway(code: NGHTTP2_NO_ERROR.rawValue)
+        for stream in streams.values where stream.producing {
+            stream.endReason = .serverStopping
+            finish(stream)
+        }
+        pump()
+    }
+
+    private func armIdleTimer() {
+        timer.schedule(at: .now + context.configuration.idleTimeout)
+    }
+
+    private func idleTimeoutFired() {
+        guard !isClosed else { return }
+        guard streams.isEmpty else { return armIdleTimer() }
+        shuttingDown = true
+        session.goAway(code: NGHTTP2_NO_ERROR.rawValue)
+        pump()
+    }
+
+    // MARK: - Requests
+
+    func http2BeganRequest(stream id: Int32) {
+        streams[id] = HTTP2Stream(id: id)
+        timer.disarm()
+    }
+
+    func http2Received(field name: UnsafeRawBufferPointer, value: UnsafeRawBufferPointer, stream id: Int32) -> Bool {
+        guard let stream = streams[id] else { return true }
+        stream.headerBytes += name.count + value.count + 32
+        guard stream.headerBytes <= context.configuration.limits.maxHeaderBytes * 4 else { return false }
+        let name = String(decoding: name, as: UTF8.self)
+        let value = String(decoding: value, as: UTF8.self)
+        switch name {
+        case ":method": stream.method = value
+        case ":path": stream.path = value
+        case ":authority": stream.authority = value
+        case ":scheme", ":protocol": break
+        // RFC 9113 §8.2.3: cookie fields are joined with "; " for HTTP/1.1 semantics.
+        case "cookie": stream.cookies.append(value)
+        default: stream.headers.add(name, value)
+        }
+        return true
+    }
+
+    func http2ReceivedHead(stream id: Int32, endStream: Bool) {
+        if endStream, let stream = streams[id] { dispatch(stream) }
+    }
+
+    func http2Received(data: UnsafeRawBufferPointer, stream id: Int32) {
+        guard let stream = streams[id], !stream.dispatched else { return }
+        guard stream.body.count + data.count <= context.configuration.limits.maxBodyBytes else {
+            stream.bodyTooLarge = true
+            dispatch(stream)
+            return
+        }
+        stream.body.append(contentsOf: data)
+    }
+
+    func http2ReceivedEnd(stream id: Int32) {
+        if let stream = streams[id] { dispatch(stream) }
+    }
+
+    func http2ReceivedReset(stream id: Int32, code: UInt32, goAway: Bool) {
+        context.logger.debug(
+            goAway ? "h2 GOAWAY received" : "h2 RST_STREAM received",
+            metadata: ["connection": "\(self.id)", "stream": "\(id)", "code": "\(code)"])
+        if goAway { shuttingDown = true }
+    }
+
+    /// At most this many SETTINGS and PING frames a second (RFC 9113 §10.5: a peer that
+    /// makes the server answer without end is ended with ENHANCE_YOUR_CALM).
+    static let maxControlFramesPerSecond = 1000
+    private var controlFrames = (second: ContinuousClock.now, count: 0)
+
+    func http2ReceivedControlFrame() {
+        let now = ContinuousClock.now
+        if now - controlFrames.second > .seconds(1) { controlFrames = (now, 0) }
+        controlFrames.count += 1
+        guard controlFrames.count > Self.maxControlFramesPerSecond, !failed else { return }
+        context.logger.info("h2 control frame flood: GOAWAY", metadata: ["connection": "\(id)"])
+        session.terminate(code: NGHTTP2_ENHANCE_YOUR_CALM.rawValue)
+        failed = true
+        channel.stopReading()
+    }
+
+    func http2Closed(stream id: Int32, code: UInt32) {
+        guard let stream = streams.removeValue(forKey: id) else { return }
+        end(stream, reason: stream.endReason ?? (code == NGHTTP2_NO_ERROR.rawValue ? .finished : .clientClosed))
+        if streams.isEmpty, !shuttingDown { armIdleTimer() }
+    }
+
+    /// Tells the writer and the waiters that `stream` is over, and logs it.
+    private func end(_ stream: HTTP2Stream, reason: StreamEndReason) {
+        stream.producing = false
+        stream.writer?.markEnded(reason)
+        for waiter in stream.drainWaiters { waiter.body() }
+        stream.drainWaiters = []
+        if let request = stream.request {
+            context.statistics.withLock { $0.requestsServed += 1 }
+            context.logger.debug(
+                "\(request.method) \(context.configuration.loggedTarget(request)) \(stream.status)",
+                metadata: [
+                    "connection": "\(id)", "stream": "\(stream.id)", "protocol": "\(protocolName)",
+                    "end": "\(stream.writer?.namedEnd ?? reason.description)",
+                ])
+        }
+    }
+
+    /// The request is whole (or too large to be): it goes to the responder.
+    private func dispatch(_ stream: HTTP2Stream) {
+        guard !stream.dispatched else { return }
+        stream.dispatched = true
+        guard let method = stream.method, let path = stream.path, method != "CONNECT" else {
+            session.reset(stream: stream.id, code: NGHTTP2_PROTOCOL_ERROR.rawValue)
+            return
+        }
+        var headers = HTTPHeaders()
+        if let authority = stream.authority, !stream.headers.contains("Host") { headers.add("Host", authority) }
+        for (name, value) in stream.headers { headers.add(name, value) }
+        if !stream.cookies.isEmpty { headers.add("cookie", stream.cookies.joined(separator: "; ")) }
+        var request = HTTPRequest(method: method, target: path, headers: headers, body: stream.body)
+        request.version = .http2
+        stream.exchangeID = context.newExchangeID()
+        request.connectionID = stream.exchangeID
+        request.http2ConnectionID = id
+        request.streamID = stream.id
+        request.remoteAddress = peerHost
+        request.scheme = context.scheme
+        stream.request = request
+        stream.startedAt = .now
+        let response =
+            stream.bodyTooLarge
+            ? HTTPParseError.payloadTooLarge(context.configuration.limits.maxBodyBytes).problem.response
+            : context.responder.respond(to: request)
+        start(response, on: stream)
+        pump()
+    }
+
+    // MARK: - Responses
+
+    private func start(_ response: HTTPResponse, on stream: HTTP2Stream) {
+        guard streams[stream.id] === stream, let request = stream.request else { return }
+        stream.status = response.status
+        stream.shaper = response.shaper
+        let bodyless = request.method == "HEAD" || HTTPResponseEncoder.statusForbidsBody(response.status)
+        switch response.body {
+        case .deferred(let deferred):
+            deferred.receive { [weak self, queue, id = stream.id] known in
+                queue.async { [weak self] in
+                    guard let self, !self.isClosed, let stream = self.streams[id] else { return }
+                    self.start(known.isDeferred ? HTTPConnection.notDeferrable : known, on: stream)
+                    self.pump()
+                }
+            }
+            return
+        case .webSocket:
+            let problem = ProblemDetails(
+                status: 400, code: "WEBSOCKET_NEEDS_HTTP1",
+                detail:
+                    "A WebSocket opens over HTTP/1.1; this server does not bootstrap WebSockets over HTTP/2 (RFC 8441)."
+            )
+            start(problem.response, on: stream)
+            return
+        case .bytes(let body):
+            let length = HTTPResponseEncoder.statusForbidsBody(response.status) ? nil : body.count
+            let fields = Self.fields(of: response, contentLength: length)
+            shape(
+                head: fields, hasBody: !bodyless && !body.isEmpty, status: response.status, headers: response.headers,
+                stream: stream)
+            if !bodyless, !body.isEmpty { shape(body, kind: .body, events: 0, stream: stream) }
+            shape([], kind: .end, events: 0, stream: stream)
+        case .stream(let produce):
+            let fields = Self.fields(of: response, contentLength: response.declaredLength)
+            shape(head: fields, hasBody: !bodyless, status: response.status, headers: response.headers, stream: stream)
+            if bodyless {
+                shape([], kind: .end, events: 0, stream: stream)
+            } else {
+                let writer = HTTP2StreamWriter(connection: self, streamID: stream.id, exchangeID: stream.exchangeID)
+                stream.writer = writer
+                stream.producing = true
+                advance(stream)
+                produce(writer)
+                return
+            }
+        }
+        advance(stream)
+    }
+
+    /// The head's fields: `:status`, the response's own (lower case, without the fields
+    /// RFC 9113 §8.2.2 forbids), `content-length` when known, `date` and `server`.
+    private static func fields(of response: HTTPResponse, contentLength: Int?) -> [(String, String)] {
+        var fields: [(String, String)] = [(":status", String(response.status))]
+        for (name, value) in response.headers {
+            let lower = name.lowercased()
+            guard !connectionSpecific.contains(lower), lower != "content-length" || contentLength == nil else {
+                continue
+            }
+            fields.append((lower, value))
+        }
+        if let contentLength { fields.append(("content-length", String(contentLength))) }
+        fields.append(("date", HTTPDate.now))
+        fields.append(("server", "mockbackend"))
+        return fields
+    }
+
+    private static let connectionSpecific: Set<String> = [
+        "connection", "keep-alive", "proxy-connection", "transfer-encoding", "upgrade", "date", "server",
+    ]
+
+    /// The head through the response's shaper (as the HTTP/1.1 head it would be), so a
+    /// fault that delays, refuses or cuts before the head acts on this stream's HEADERS.
+    private func shape(
+        head fields: [(String, String)], hasBody: Bool, status: Int, headers: HTTPHeaders, stream: HTTP2Stream
+    ) {
+        guard var shaper = stream.shaper else {
+            stream.steps.append(.head(fields: fields, hasBody: hasBody))
+            return
+        }
+        let head = HTTPResponseEncoder.head(
+            status: status, headers: headers, version: .http11, framing: .chunked, keepAlive: true)
+        var placed = false
+        for segment in shaper.shape(head, kind: .head) {
+            switch segment {
+            case .bytes, .paced:
+                if !placed { stream.steps.append(.head(fields: fields, hasBody: hasBody)) }
+                placed = true
+            default:
+                stream.steps += Self.steps(segment)
+            }
+        }
+        stream.shaper = shaper
+    }
+
+    /// Body bytes (or the end, `kind` `.end`) through the shaper, if any, into steps.
+    private func shape(_ bytes: [UInt8], kind: ResponseWriteKind, events: Int, stream: HTTP2Stream) {
+        guard var shaper = stream.shaper else {
+            if !bytes.isEmpty, kind == .body { stream.steps.append(.data(bytes)) }
+            if events > 0 { stream.steps.append(.delivered(events: events)) }
+            if kind == .end { stream.steps.append(.end) }
+            return
+        }
+        for segment in shaper.shape(bytes, kind: kind) {
+            switch segment {
+            case .bytes(let piece):
+                if kind == .body, !piece.isEmpty { stream.steps.append(.data(piece)) }
+            case .paced(var paced):
+                while paced.remaining > 0 {
+                    if paced.offset > 0 { stream.steps.append(.pause(milliseconds: paced.pauseMilliseconds)) }
+                    let piece = Array(paced.takePiece())
+                    if kind == .body { stream.steps.append(.data(piece)) }
+                }
+            default:
+                stream.steps += Self.steps(segment)
+            }
+        }
+        if !shaper.marksEvents, events > 0 { stream.steps.append(.delivered(events: events)) }
+        if kind == .end { stream.steps.append(.end) }
+        stream.shaper = shaper
+    }
+
+    private static func steps(_ segment: OutboundSegment) -> [HTTP2Step] {
+        switch segment {
+        case .bytes, .paced: []
+        case .pause(let milliseconds): [.pause(milliseconds: milliseconds)]
+        case .close(let reset): [.close(reset: reset)]
+        case .blackhole: [.blackhole]
+        case .delivered(let events): [.delivered(events: events)]
+        case .dropped(let events): [.dropped(events: events)]
+        }
+    }
+
+    /// Carries out the stream's steps in order until a pause, a reset or the last.
+    private func advance(_ stream: HTTP2Stream) {
+        while !stream.paused, !stream.blackholed, streams[stream.id] === stream, !stream.steps.isEmpty {
+            let step = stream.steps.removeFirst()
+            switch step {
+            case .head(let fields, let hasBody):
+                guard !stream.headSent else { continue }
+                stream.headSent = true
+                if !session.submitResponse(stream: stream.id, fields: fields, hasBody: hasBody) {
+                    session.reset(stream: stream.id, code: NGHTTP2_INTERNAL_ERROR.rawValue)
+                }
+            case .data(let bytes):
+                stream.outbox.append(contentsOf: bytes)
+                stream.queuedBytes += bytes.count
+                if stream.unsentBytes > context.configuration.maxUnsentStreamBytes {
+                    context.logger.info(
+                        "resetting slow h2 stream",
+                        metadata: ["connection": "\(id)", "stream": "\(stream.id)", "unsent": "\(stream.unsentBytes)"])
+                    reset(stream, code: NGHTTP2_CANCEL.rawValue, reason: .slowReader)
+                    return
+                }
+                resumeIfWaiting(stream)
+            case .delivered(let events):
+                if stream.queuedBytes <= stream.sentBytes {
+                    stream.writer?.deliveries.noteDelivered(events)
+                } else {
+                    stream.eventMarks.append((stream.queuedBytes, events))
+                }
+            case .dropped(let events):
+                stream.writer?.deliveries.noteDropped(events)
+            case .pause(let milliseconds):
+                stream.paused = true
+                queue.asyncAfter(deadline: .now() + .milliseconds(milliseconds)) { [weak self, id = stream.id] in
+                    guard let self, !self.isClosed, let stream = self.streams[id] else { return }
+                    stream.paused = false
+                    self.advance(stream)
+                    self.pump()
+                }
+            case .close(let reset):
+                self.reset(
+                    stream, code: reset ? NGHTTP2_INTERNAL_ERROR.rawValue : NGHTTP2_CANCEL.rawValue, reason: .cut)
+                return
+            case .blackhole:
+                stream.blackholed = true
+                stream.steps.removeAll()
+            case .end:
+                stream.ended = true
+                stream.producing = false
+                resumeIfWaiting(stream)
+            }
+        }
+    }
+
+    private func resumeIfWaiting(_ stream: HTTP2Stream) {
+        guard stream.waiting, stream.headSent else { return }
+        stream.waiting = false
+        session.resume(stream: stream.id)
+    }
+
+    /// Ends `stream` with RST_STREAM `code`; its writer learns `reason`.
+    private func reset(_ stream: HTTP2Stream, code: UInt32, reason: StreamEndReason) {
+        stream.steps.removeAll()
+        stream.producing = false
+        stream.endReason = reason
+        session.reset(stream: stream.id, code: code)
+    }
+
+    func http2Read(stream id: Int32, into buffer: UnsafeMutableRawBufferPointer) -> HTTP2Read {
+        guard let stream = streams[id] else { return .bytes(count: 0, end: true) }
+        let count = stream.take(into: buffer)
+        let delivered = stream.takeDeliveredEvents()
+        if delivered > 0 { stream.writer?.deliveries.noteDelivered(delivered) }
+        if count > 0 { wakeDrainWaiters(stream) }
+        let end = stream.ended && stream.unsentBytes == 0 && stream.steps.isEmpty
+        if count == 0, !end {
+            stream.waiting = true
+            return .waiting
+        }
+        return .bytes(count: count, end: end)
+    }
+
+    // MARK: - From the stream writers
+
+    func streamWrite(_ bytes: [UInt8], events: Int, stream id: Int32, from writer: HTTP2StreamWriter) {
+        guard !isClosed, let stream = streams[id], stream.writer === writer, stream.producing else { return }
+        shape(bytes, kind: .body, events: events, stream: stream)
+        advance(stream)
+        pump()
+    }
+
+    func finishStream(streamID id: Int32, from writer: HTTP2StreamWriter) {
+        guard !isClosed, let stream = streams[id], stream.writer === writer, stream.producing else { return }
+        finish(stream)
+        pump()
+    }
+
+    private func finish(_ stream: HTTP2Stream) {
+        stream.producing = false
+        shape([], kind: .end, events: 0, stream: stream)
+        advance(stream)
+    }
+
+    func abortStream(streamID id: Int32, reset: Bool, from writer: HTTP2StreamWriter) {
+        guard !isClosed, let stream = streams[id], stream.writer === writer else { return }
+        self.reset(stream, code: reset ? NGHTTP2_INTERNAL_ERROR.rawValue : NGHTTP2_CANCEL.rawValue, reason: .aborted)
+        pump()
+    }
+
+    func whenDrained(
+        streamID id: Int32, toAtMost threshold: Int, progress: @escaping @Sendable () -> Void,
+        _ body: @escaping @Sendable () -> Void
+    ) {
+        guard !isClosed, let stream = streams[id], stream.unsentBytes > threshold else { return body() }
+        stream.drainWaiters.append((threshold, progress, body))
+    }
+
+    private func wakeDrainWaiters(_ stream: HTTP2Stream) {
+        guard !stream.drainWaiters.isEmpty else { return }
+        let waiters = stream.drainWaiters
+        stream.drainWaiters = []
+        for waiter in waiters {
+            if stream.unsentBytes <= waiter.threshold {
+                queue.async { waiter.body() }
+            } else {
+                waiter.progress()
+                stream.drainWaiters.append(waiter)
+            }
+        }
+    }
+}
+#endif

@@ -1,0 +1,99 @@
+/// One step of an HTTP/2 response on its way to the frame layer: the head, body bytes, and
+/// what a fault's shaper made of them (pauses, a reset, a blackhole), in order.
+enum HTTP2Step {
+    case head(fields: [(String, String)], hasBody: Bool)
+    case data([UInt8])
+    case pause(milliseconds: Int)
+    /// The stream ends here without its END_STREAM: RST_STREAM, `INTERNAL_ERROR` with
+    /// `reset`, else `CANCEL`.
+    case close(reset: Bool)
+    /// Nothing more is sent on the stream, and it is never ended by the server.
+    case blackhole
+    case delivered(events: Int)
+    case dropped(events: Int)
+    case end
+}
+
+/// One stream of an HTTP/2 connection: the request as its frames arrive, then the
+/// response as its steps go out. Confined to the connection's queue.
+final class HTTP2Stream {
+    let id: Int32
+    /// Its own id in the connections' sequence (`HTTPRequest.connectionID`).
+    var exchangeID: UInt64 = 0
+
+    // The request.
+    var method: String?
+    var path: String?
+    var authority: String?
+    var headers = HTTPHeaders()
+    var cookies: [String] = []
+    var headerBytes = 0
+    var body: [UInt8] = []
+    var bodyTooLarge = false
+    /// The request has gone to the responder.
+    var dispatched = false
+    var request: HTTPRequest?
+    var startedAt = ContinuousClock.now
+    var status = 0
+
+    // The response.
+    var steps: [HTTP2Step] = []
+    /// A pause holds the steps until its timer.
+    var paused = false
+    var headSent = false
+    var blackholed = false
+    var shaper: (any ResponseShaper)?
+    var writer: HTTP2StreamWriter?
+    /// Whether the producer may still write.
+    var producing = false
+    /// Body bytes waiting for their DATA frames, from `outboxStart` on.
+    var outbox: [UInt8] = []
+    var outboxStart = 0
+    /// The END_STREAM is due once the outbox is sent.
+    var ended = false
+    /// nghttp2 waits for `resume` (the outbox was empty when it asked).
+    var waiting = false
+    /// Body bytes queued and sent, from the start: where event marks and waits point.
+    var queuedBytes = 0
+    var sentBytes = 0
+    /// The byte after each counted event's last, and how many events end there.
+    var eventMarks: [(end: Int, events: Int)] = []
+    /// Producers waiting for the unsent bytes to go down (`StreamSink.whenDrainedOnExecutor`).
+    var drainWaiters: [(threshold: Int, progress: @Sendable () -> Void, body: @Sendable () -> Void)] = []
+    /// Why the server ended the stream, when it did.
+    var endReason: StreamEndReason?
+
+    init(id: Int32) {
+        self.id = id
+    }
+
+    /// Body bytes not yet handed to the frame layer.
+    var unsentBytes: Int { outbox.count - outboxStart }
+
+    /// Takes up to `count` outbox bytes for a DATA frame.
+    func take(into buffer: UnsafeMutableRawBufferPointer) -> Int {
+        let count = min(unsentBytes, buffer.count)
+        guard count > 0 else { return 0 }
+        outbox.withUnsafeBytes { source in
+            buffer.baseAddress!.copyMemory(from: source.baseAddress! + outboxStart, byteCount: count)
+        }
+        outboxStart += count
+        sentBytes += count
+        // Sent bytes give their room back once they are most of the buffer.
+        if outboxStart >= 64 * 1024, outboxStart * 2 >= outbox.count {
+            outbox.removeFirst(outboxStart)
+            outboxStart = 0
+        }
+        return count
+    }
+
+    /// The events whose last byte has now been sent.
+    func takeDeliveredEvents() -> Int {
+        var delivered = 0
+        while let first = eventMarks.first, first.end <= sentBytes {
+            delivered += first.events
+            eventMarks.removeFirst()
+        }
+        return delivered
+    }
+}
