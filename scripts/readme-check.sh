@@ -13,5 +13,8 @@ bin_path=$(swift build --show-bin-path)
 if [ "${1-}" != --self-test ]; then
     python3 scripts/readme_check.py swift --bin-path "$bin_path"
     python3 scripts/readme_check.py shell --binary "$bin_path/mockbackend"
+    # Again over HTTP/2 (h2c, prior knowledge): every curl of the README as a client that
+    # speaks h2 from its first byte.
+    python3 scripts/readme_check.py shell --binary "$bin_path/mockbackend" --curl-option=--http2-prior-knowledge
 fi
 python3 scripts/readme_check.py self-test --binary "$bin_path/mockbackend" --bin-path "$bin_path"

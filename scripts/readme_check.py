@@ -2,7 +2,8 @@
 """Runs README.md's examples: its shell blocks against the real server, its Swift blocks
 through the compiler. Python 3 standard library only; scripts/readme-check.sh drives it.
 
-    readme_check.py shell --binary PATH [--readme FILE]   the ```sh blocks, in order
+    readme_check.py shell --binary PATH [--readme FILE] [--curl-option OPT]
+                                                           the ```sh blocks, in order
     readme_check.py swift --bin-path DIR [--readme FILE]  the ```swift blocks, compiled
     readme_check.py self-test --binary PATH --bin-path DIR
                                                            drifted copies must fail
@@ -338,7 +339,7 @@ curl() {
     done
     [ $writeout = 1 ] || args+=(-w "%{stderr}@@status %{http_code}\n")
     [ $bounded = 1 ] || args=(--max-time "$__CURL_TIME_LIMIT" "${args[@]}")
-    args=(--resolve "localhost:$__PORT:127.0.0.1" --resolve "localhost:$__TLS_PORT:127.0.0.1" "${args[@]}")
+    args=(--resolve "localhost:$__PORT:127.0.0.1" --resolve "localhost:$__TLS_PORT:127.0.0.1" $__CURL_OPTIONS "${args[@]}")
     echo "bounded=$bounded headers=$headers" >"$record.meta"
     command curl "${args[@]}" 2>"$record.err" | tee "$record.out"
     local rc=${PIPESTATUS[0]}
@@ -398,7 +399,7 @@ def make_fixtures(work):
     )
 
 
-def run_shell(readme, binary, quiet=False):
+def run_shell(readme, binary, quiet=False, curl_options=()):
     with open(readme) as f:
         blocks = parse_blocks(f.read())
     work = tempfile.mkdtemp(prefix="readme-check.")
@@ -419,6 +420,7 @@ def run_shell(readme, binary, quiet=False):
     env.update(
         __PORT=str(port), __TLS_PORT=str(tls_port), __UPSTREAM_PORT=str(free_port()), __BINARY=os.path.abspath(binary), __STATE=state,
         __CHECKER=os.path.abspath(__file__), __CURL_TIME_LIMIT=str(CURL_TIME_LIMIT),
+        __CURL_OPTIONS=" ".join(curl_options),
     )
     log_path = os.path.join(state, "output.log")
     with open(log_path, "w") as log:
@@ -641,11 +643,14 @@ def main():
     parser.add_argument("--readme", default=os.path.join(ROOT, "README.md"))
     parser.add_argument("--binary")
     parser.add_argument("--bin-path")
+    parser.add_argument(
+        "--curl-option", action="append", default=[],
+        help="added to every curl the shell blocks run (--http2-prior-knowledge: the second pass, over h2c)")
     options = parser.parse_args()
     if options.mode == "check-records":
         sys.exit(0 if check_records(*options.args) else 1)
     if options.mode == "shell":
-        sys.exit(0 if run_shell(options.readme, options.binary)[0] else 1)
+        sys.exit(0 if run_shell(options.readme, options.binary, curl_options=options.curl_option)[0] else 1)
     if options.mode == "swift":
         sys.exit(0 if run_swift(options.readme, options.bin_path)[0] else 1)
     sys.exit(0 if self_test(options.readme, options.binary, options.bin_path) else 1)

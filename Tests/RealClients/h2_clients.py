@@ -9,7 +9,12 @@ the TLS listener).
 4. Flow control: a client that opens no window gets no more than its window, then the rest
    when it opens it.
 5. Stopping the server sends GOAWAY (NO_ERROR) and ends the streams cleanly.
-6. What RFC 9113 says to refuse, refused with GOAWAY or RST_STREAM and memory bounded: a
+6. Faults with their HTTP/2 meaning: a drop is RST_STREAM CANCEL (INTERNAL_ERROR with a
+   reset) on its stream alone, `rst_stream` sends its code, `goaway` its code and last
+   stream id, `max_concurrent_streams` lowers what the next connection announces,
+   `window_stall` holds DATA with the window open, `content_length_on_stream` makes h2
+   reject the stream.
+7. What RFC 9113 says to refuse, refused with GOAWAY or RST_STREAM and memory bounded: a
    bad preface, an oversized frame, DATA on a closed stream, an HPACK header list past the
    limit, a SETTINGS flood, rapid reset (CVE-2023-44487), a CONTINUATION flood (CVE-2024-27316)
    — and the server answers the next client after each.
@@ -34,6 +39,7 @@ import h2.connection
 import h2.events
 import h2.exceptions
 import h2.settings
+import hpack
 import httpx
 
 from harness import check, get_json, post, summarize, wait_until
@@ -128,6 +134,18 @@ class Client:
         for event in self.of(h2.events.ResponseReceived, stream):
             return dict(event.headers).get(":status")
         return None
+
+    def raw_frames_until_close(self, timeout):
+        """The frames that come until the server closes, read past `h2`, which refuses what
+        may follow a GOAWAY (streams up to its last stream id go on, RFC 9113 §6.8)."""
+        raw = b""
+        self.sock.settimeout(timeout)
+        try:
+            while chunk := self.sock.recv(65536):
+                raw += chunk
+        except OSError:
+            pass
+        return parse_frames(raw)
 
     def close(self):
         try:
@@ -288,6 +306,85 @@ def main(binary):
               and client.of(h2.events.StreamEnded, stream), len(client.body(stream)))
         client.close()
 
+        # Faults with their HTTP/2 meaning, each seen from the client.
+        post(base, "/__admin/mappings", {"request": {"urlPath": "/h2/faulted"}, "response": {"sse": {"end": "open",
+            "events": [{"id": "1", "data": "one"}, {"id": "2", "data": "two", "delayMs": 100},
+                       {"id": "3", "data": "three", "delayMs": 100}]}}})
+
+        def fault(kind, **fields):
+            post(base, "/__admin/faults", {"match": {"path": "/h2/faulted"}, "fault": {"kind": kind, **fields}, "times": 1})
+
+        def resets(client, stream):
+            return [e for e in client.events if isinstance(e, h2.events.StreamReset) and e.stream_id == stream]
+
+        for kind, fields, code in [("drop_after_events", {"events": 1}, CANCEL),
+                                   ("drop_after_events", {"events": 1, "reset": True}, INTERNAL_ERROR),
+                                   ("rst_stream", {"code": 7, "afterEvents": 1}, 7)]:
+            fault(kind, **fields)
+            client = Client(plain)
+            faulted = client.get("/h2/faulted")
+            other = client.get("/health")
+            client.pump(3, until=lambda: resets(client, faulted) and client.of(h2.events.StreamEnded, other))
+            check(f"{kind} {fields} over h2: one event, then RST_STREAM {code}; the connection's other stream is whole",
+                  client.body(faulted) == b"id: 1\ndata: one\n\n" and [r.error_code for r in resets(client, faulted)] == [code]
+                  and client.status(other) == "200" and not client.closed, (client.body(faulted), resets(client, faulted)))
+            client.close()
+        fault("goaway", code=ENHANCE_YOUR_CALM, afterEvents=1, lastStreamId=1)
+        client = Client(plain)
+        faulted = client.get("/h2/faulted")
+        frames_back = client.raw_frames_until_close(3)
+        goaway = [payload for kind, _, _, payload in frames_back if kind == 7]
+        check("goaway over h2: GOAWAY with the code and last stream id asked for, then the connection closes",
+              goaway and int.from_bytes(goaway[0][4:8], "big") == ENHANCE_YOUR_CALM
+              and int.from_bytes(goaway[0][:4], "big") & 0x7FFFFFFF == 1, frames_back[-2:])
+        client.close()
+        post(base, "/__admin/faults", {"fault": {"kind": "max_concurrent_streams", "n": 2}, "times": 1})
+        client = Client(plain)
+        client.pump(1, until=lambda: client.of(h2.events.RemoteSettingsChanged))
+        announced = client.conn.remote_settings.max_concurrent_streams
+        check("max_concurrent_streams: the next connection announces the limit", announced == 2, announced)
+        client.close()
+        client = Client(plain)
+        client.pump(1, until=lambda: client.of(h2.events.RemoteSettingsChanged))
+        check("and the one after it the default again (times: 1)", client.conn.remote_settings.max_concurrent_streams == 100)
+        client.close()
+        fault("window_stall", afterBytes=10)
+        client = Client(plain)
+        faulted = client.get("/h2/faulted")
+        client.pump(1.5)
+        held = client.body(faulted)
+        window = client.conn.remote_flow_control_window(faulted)
+        check("window_stall: after its bytes no DATA comes, though the stream's window is open",
+              held == b"id: 1\ndata" and window > 1000 and not resets(client, faulted), (held, window))
+        client.close()
+        fault("content_length_on_stream")
+        client = Client(plain)
+        faulted = client.get("/h2/faulted")
+        raw = b""
+        client.sock.settimeout(0.2)
+        deadline = time.monotonic() + 1.5
+        while time.monotonic() < deadline:
+            try:
+                raw += client.sock.recv(65536)
+            except OSError:
+                continue
+        frames_back = parse_frames(raw)
+        heads = [hpack.Decoder().decode(p) for kind, _, number, p in frames_back if kind == 1 and number == faulted]
+        head = dict(heads[0]) if heads else {}
+        sent = sum(len(p) for kind, _, number, p in frames_back if kind == 0 and number == faulted)
+        client.close()
+        fault("content_length_on_stream")
+        checker = Client(plain)
+        checker.get("/h2/faulted")
+        try:
+            checker.pump(1.5)
+            rejected = False
+        except h2.exceptions.ProtocolError:
+            rejected = True
+        checker.close()
+        check("content_length_on_stream: the head says content-length 0, DATA follow, and h2 rejects the stream",
+              head.get("content-length") == "0" and sent > 0 and rejected, (head, sent, rejected))
+
         # 6. Refusals, each followed by a healthy answer.
         frames_back, closed = raw_session(plain, frame(0, 0, 0, b"x" * 20000))
         check("an oversized frame: GOAWAY FRAME_SIZE_ERROR", goaway_code(frames_back) == FRAME_SIZE_ERROR and closed,
@@ -339,16 +436,7 @@ def main(binary):
         stream = client.get("/sse/channels/stop")
         wait_until(lambda: client.pump(0.05) or subscribers_of(base, "channels/stop") == 1, timeout=5)
         server.send_signal(signal.SIGTERM)
-        # Read as bytes: `h2` refuses the frames a GOAWAY lets finish (streams up to its
-        # last stream id go on, RFC 9113 §6.8).
-        raw = b""
-        client.sock.settimeout(5)
-        try:
-            while chunk := client.sock.recv(65536):
-                raw += chunk
-        except OSError:
-            pass
-        frames_back = parse_frames(raw)
+        frames_back = client.raw_frames_until_close(5)
         ended = any(kind in (0, 1) and flags & 0x1 and number == stream for kind, flags, number, _ in frames_back)
         check("stopping sends GOAWAY NO_ERROR, then ends the stream with END_STREAM",
               goaway_code(frames_back) == NO_ERROR and ended, frames_back[-3:])

@@ -24,6 +24,11 @@ export const FAULT_EXAMPLES = {
   empty_response: {},
   malformed: { variant: "MALFORMED_RESPONSE_CHUNK" },
   refuse_stream: { status: 503 },
+  rst_stream: { code: 8, afterEvents: 2 },
+  goaway: { code: 0, afterEvents: 2 },
+  max_concurrent_streams: { n: 6 },
+  window_stall: { afterBytes: 1024 },
+  content_length_on_stream: {},
 };
 
 function describeMatch(match) {

@@ -127,6 +127,8 @@ public final class MockBackendApp: Sendable {
         // Log lines never show a session token whole.
         var http = configuration.http
         http.loggedTarget = { [redaction = proxy.redaction] in redaction.loggedTarget(of: $0) }
+        // A `max_concurrent_streams` fault rule lowers what new HTTP/2 connections announce.
+        http.http2Settings = { [faults] in faults.http2Settings() }
         server = HTTPServer(configuration: http, responder: responder, logger: logger)
         tlsServer = configuration.tls.map { tls in
             var http = http

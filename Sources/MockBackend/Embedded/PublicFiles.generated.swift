@@ -312,7 +312,7 @@ extension EmbeddedResources {
                 c3RyaW5naWZ5KGQpOwogIH0KfQo=
                 """),
         EmbeddedFile(
-            path: "js/panels/faults.js", etag: "\"e6b-d3f9751dbeabc084\"",
+            path: "js/panels/faults.js", etag: "\"f27-350c99079d38fe0c\"",
             base64: """
                 Ly8gRmF1bHQgcnVsZXM6IHRoZSBsaXN0IChyZW1vdmUgb25lKSBhbmQgdGhlIGZvcm0gdGhhdCBhZGRzIG9uZS4KCmltcG9ydCB7
                 IGFkbWluRGVsZXRlLCBhZG1pblBvc3QsIHNlZ21lbnQgfSBmcm9tICIuLi9hZG1pbi1hcGkuanMiOwppbXBvcnQgeyBhY3Rpb25C
@@ -326,44 +326,46 @@ extension EmbeddedResources {
                 OiB7IGFmdGVyRXZlbnRzOiAyLCBtczogMTAwMDAgfSwKICBtdXRlOiB7IG1zOiAxMDAwMCB9LAogIGJsYWNraG9sZTogeyBhZnRl
                 ckV2ZW50czogMiB9LAogIGJ1ZmZlcjogeyBrYjogNCB9LAogIHJlc2V0OiB7fSwKICBlbXB0eV9yZXNwb25zZToge30sCiAgbWFs
                 Zm9ybWVkOiB7IHZhcmlhbnQ6ICJNQUxGT1JNRURfUkVTUE9OU0VfQ0hVTksiIH0sCiAgcmVmdXNlX3N0cmVhbTogeyBzdGF0dXM6
-                IDUwMyB9LAp9OwoKZnVuY3Rpb24gZGVzY3JpYmVNYXRjaChtYXRjaCkgewogIGNvbnN0IHBhcnRzID0gW107CiAgaWYgKG1hdGNo
-                Py5tZXRob2QpIHBhcnRzLnB1c2gobWF0Y2gubWV0aG9kKTsKICBwYXJ0cy5wdXNoKG1hdGNoPy5wYXRoIHx8ICJhbnkgcGF0aCIp
-                OwogIGlmIChtYXRjaD8uaGVhZGVyKSBwYXJ0cy5wdXNoKGBoZWFkZXJzICR7SlNPTi5zdHJpbmdpZnkobWF0Y2guaGVhZGVyKX1g
-                KTsKICByZXR1cm4gcGFydHMuam9pbigiICIpOwp9CgpleHBvcnQgZnVuY3Rpb24gcmVuZGVyRmF1bHRzKGNvbnRhaW5lciwgZmF1
-                bHRzLCBjb250ZXh0KSB7CiAgY29uc3Qgcm93cyA9IGZhdWx0cy5tYXAoKHJ1bGUpID0+IHsKICAgIGNvbnN0IHsga2luZCwgLi4u
-                b3B0aW9ucyB9ID0gcnVsZS5mYXVsdCB8fCB7fTsKICAgIHJldHVybiBlbCgKICAgICAgInRyIiwKICAgICAgeyBkYXRhc2V0OiB7
-                IGZhdWx0SWQ6IHJ1bGUuaWQgfSB9LAogICAgICBlbCgidGQiLCB7IGNsYXNzTmFtZTogIm1vbm8iLCB0ZXh0OiBydWxlLmlkIH0p
-                LAogICAgICBlbCgidGQiLCB7IGNsYXNzTmFtZTogIm1vbm8iLCB0ZXh0OiBkZXNjcmliZU1hdGNoKHJ1bGUubWF0Y2gpIH0pLAog
-                ICAgICBlbCgidGQiLCB7fSwgZWwoInN0cm9uZyIsIHsgdGV4dDoga2luZCB9KSwgIiAiLCBlbCgic3BhbiIsIHsgY2xhc3NOYW1l
-                OiAibW9ubyBtdXRlZCIsIHRleHQ6IE9iamVjdC5rZXlzKG9wdGlvbnMpLmxlbmd0aCA/IEpTT04uc3RyaW5naWZ5KG9wdGlvbnMp
-                IDogIiIgfSkpLAogICAgICBlbCgidGQiLCB7IGNsYXNzTmFtZTogIm51bWJlciIsIHRleHQ6IHJ1bGUuZmlyZWQgfSksCiAgICAg
-                IGVsKCJ0ZCIsIHsgY2xhc3NOYW1lOiAibnVtYmVyIiwgdGV4dDogcnVsZS50aW1lcyA/PyAi4oieIiB9KSwKICAgICAgZWwoCiAg
-                ICAgICAgInRkIiwKICAgICAgICB7IGNsYXNzTmFtZTogImFjdGlvbnMiIH0sCiAgICAgICAgYWN0aW9uQnV0dG9uKCJSZW1vdmUi
-                LCAicmVtb3ZlIiwgKCkgPT4gY29udGV4dC5hY3QoYHJlbW92ZSAke3J1bGUuaWR9YCwgKCkgPT4gYWRtaW5EZWxldGUoYC9fX2Fk
-                bWluL2ZhdWx0cy8ke3NlZ21lbnQocnVsZS5pZCl9YCkpLCAiZGFuZ2VyIiksCiAgICAgICksCiAgICApOwogIH0pOwogIGNvbnRh
-                aW5lci5yZXBsYWNlQ2hpbGRyZW4odGFibGUoWyJSdWxlIiwgIk1hdGNoIiwgIkZhdWx0IiwgIkZpcmVkIiwgIkxlZnQiLCAiIl0s
-                IHJvd3MsICJObyBmYXVsdCBydWxlcy4iKSk7Cn0KCi8qKiBXaXJlcyB0aGUgYWRkLWEtZmF1bHQgZm9ybSAoc3RhdGljIGluIGlu
-                ZGV4Lmh0bWwpLiAqLwpleHBvcnQgZnVuY3Rpb24gc2V0VXBGYXVsdEZvcm0oZm9ybSwgY29udGV4dCkgewogIGNvbnN0IGtpbmQg
-                PSBmb3JtLmVsZW1lbnRzLm5hbWVkSXRlbSgia2luZCIpOwogIGNvbnN0IG9wdGlvbnMgPSBmb3JtLmVsZW1lbnRzLm5hbWVkSXRl
-                bSgib3B0aW9ucyIpOwogIGZvciAoY29uc3QgbmFtZSBvZiBPYmplY3Qua2V5cyhGQVVMVF9FWEFNUExFUykpIGtpbmQuYXBwZW5k
-                KGVsKCJvcHRpb24iLCB7IHRleHQ6IG5hbWUsIGF0dHJzOiB7IHZhbHVlOiBuYW1lIH0gfSkpOwogIGNvbnN0IHNob3dFeGFtcGxl
-                ID0gKCkgPT4gewogICAgb3B0aW9ucy52YWx1ZSA9IEpTT04uc3RyaW5naWZ5KEZBVUxUX0VYQU1QTEVTW2tpbmQudmFsdWVdIHx8
-                IHt9KTsKICB9OwogIGtpbmQuYWRkRXZlbnRMaXN0ZW5lcigiY2hhbmdlIiwgc2hvd0V4YW1wbGUpOwogIHNob3dFeGFtcGxlKCk7
-                CiAgZm9ybS5hZGRFdmVudExpc3RlbmVyKCJzdWJtaXQiLCBhc3luYyAoZXZlbnQpID0+IHsKICAgIGV2ZW50LnByZXZlbnREZWZh
-                dWx0KCk7CiAgICBsZXQgZXh0cmE7CiAgICB0cnkgewogICAgICBleHRyYSA9IG9wdGlvbnMudmFsdWUudHJpbSgpID8gSlNPTi5w
-                YXJzZShvcHRpb25zLnZhbHVlKSA6IHt9OwogICAgICBpZiAodHlwZW9mIGV4dHJhICE9PSAib2JqZWN0IiB8fCBleHRyYSA9PT0g
-                bnVsbCB8fCBBcnJheS5pc0FycmF5KGV4dHJhKSkgdGhyb3cgbmV3IEVycm9yKCJub3QgYW4gb2JqZWN0Iik7CiAgICB9IGNhdGNo
-                IHsKICAgICAgY29udGV4dC5yZXBvcnQoIlRoZSBvcHRpb25zIG11c3QgYmUgYSBKU09OIG9iamVjdCwgZS5nLiB7XCJzdGF0dXNc
-                Ijo1MDN9LiIsIHRydWUpOwogICAgICByZXR1cm47CiAgICB9CiAgICBjb25zdCBtYXRjaCA9IHt9OwogICAgY29uc3QgbWV0aG9k
-                ID0gZm9ybS5lbGVtZW50cy5uYW1lZEl0ZW0oIm1ldGhvZCIpLnZhbHVlLnRyaW0oKTsKICAgIGNvbnN0IHBhdGggPSBmb3JtLmVs
-                ZW1lbnRzLm5hbWVkSXRlbSgicGF0aCIpLnZhbHVlLnRyaW0oKTsKICAgIGlmIChtZXRob2QpIG1hdGNoLm1ldGhvZCA9IG1ldGhv
-                ZDsKICAgIGlmIChwYXRoKSBtYXRjaC5wYXRoID0gcGF0aDsKICAgIGNvbnN0IHJ1bGUgPSB7IG1hdGNoLCBmYXVsdDogeyAuLi5l
-                eHRyYSwga2luZDoga2luZC52YWx1ZSB9IH07CiAgICBjb25zdCB0aW1lcyA9IGZvcm0uZWxlbWVudHMubmFtZWRJdGVtKCJ0aW1l
-                cyIpLnZhbHVlLnRyaW0oKTsKICAgIGlmICh0aW1lcykgcnVsZS50aW1lcyA9IE51bWJlcih0aW1lcyk7CiAgICBjb25zdCBzdWJt
-                aXQgPSBmb3JtLnF1ZXJ5U2VsZWN0b3IoImJ1dHRvblt0eXBlPXN1Ym1pdF0iKTsKICAgIHN1Ym1pdC5kaXNhYmxlZCA9IHRydWU7
-                CiAgICB0cnkgewogICAgICBhd2FpdCBjb250ZXh0LmFjdChgYWRkICR7a2luZC52YWx1ZX0gZmF1bHRgLCAoKSA9PiBhZG1pblBv
-                c3QoIi9fX2FkbWluL2ZhdWx0cyIsIHJ1bGUpKTsKICAgIH0gZmluYWxseSB7CiAgICAgIHN1Ym1pdC5kaXNhYmxlZCA9IGZhbHNl
-                OwogICAgfQogIH0pOwp9Cg==
+                IDUwMyB9LAogIHJzdF9zdHJlYW06IHsgY29kZTogOCwgYWZ0ZXJFdmVudHM6IDIgfSwKICBnb2F3YXk6IHsgY29kZTogMCwgYWZ0
+                ZXJFdmVudHM6IDIgfSwKICBtYXhfY29uY3VycmVudF9zdHJlYW1zOiB7IG46IDYgfSwKICB3aW5kb3dfc3RhbGw6IHsgYWZ0ZXJC
+                eXRlczogMTAyNCB9LAogIGNvbnRlbnRfbGVuZ3RoX29uX3N0cmVhbToge30sCn07CgpmdW5jdGlvbiBkZXNjcmliZU1hdGNoKG1h
+                dGNoKSB7CiAgY29uc3QgcGFydHMgPSBbXTsKICBpZiAobWF0Y2g/Lm1ldGhvZCkgcGFydHMucHVzaChtYXRjaC5tZXRob2QpOwog
+                IHBhcnRzLnB1c2gobWF0Y2g/LnBhdGggfHwgImFueSBwYXRoIik7CiAgaWYgKG1hdGNoPy5oZWFkZXIpIHBhcnRzLnB1c2goYGhl
+                YWRlcnMgJHtKU09OLnN0cmluZ2lmeShtYXRjaC5oZWFkZXIpfWApOwogIHJldHVybiBwYXJ0cy5qb2luKCIgIik7Cn0KCmV4cG9y
+                dCBmdW5jdGlvbiByZW5kZXJGYXVsdHMoY29udGFpbmVyLCBmYXVsdHMsIGNvbnRleHQpIHsKICBjb25zdCByb3dzID0gZmF1bHRz
+                Lm1hcCgocnVsZSkgPT4gewogICAgY29uc3QgeyBraW5kLCAuLi5vcHRpb25zIH0gPSBydWxlLmZhdWx0IHx8IHt9OwogICAgcmV0
+                dXJuIGVsKAogICAgICAidHIiLAogICAgICB7IGRhdGFzZXQ6IHsgZmF1bHRJZDogcnVsZS5pZCB9IH0sCiAgICAgIGVsKCJ0ZCIs
+                IHsgY2xhc3NOYW1lOiAibW9ubyIsIHRleHQ6IHJ1bGUuaWQgfSksCiAgICAgIGVsKCJ0ZCIsIHsgY2xhc3NOYW1lOiAibW9ubyIs
+                IHRleHQ6IGRlc2NyaWJlTWF0Y2gocnVsZS5tYXRjaCkgfSksCiAgICAgIGVsKCJ0ZCIsIHt9LCBlbCgic3Ryb25nIiwgeyB0ZXh0
+                OiBraW5kIH0pLCAiICIsIGVsKCJzcGFuIiwgeyBjbGFzc05hbWU6ICJtb25vIG11dGVkIiwgdGV4dDogT2JqZWN0LmtleXMob3B0
+                aW9ucykubGVuZ3RoID8gSlNPTi5zdHJpbmdpZnkob3B0aW9ucykgOiAiIiB9KSksCiAgICAgIGVsKCJ0ZCIsIHsgY2xhc3NOYW1l
+                OiAibnVtYmVyIiwgdGV4dDogcnVsZS5maXJlZCB9KSwKICAgICAgZWwoInRkIiwgeyBjbGFzc05hbWU6ICJudW1iZXIiLCB0ZXh0
+                OiBydWxlLnRpbWVzID8/ICLiiJ4iIH0pLAogICAgICBlbCgKICAgICAgICAidGQiLAogICAgICAgIHsgY2xhc3NOYW1lOiAiYWN0
+                aW9ucyIgfSwKICAgICAgICBhY3Rpb25CdXR0b24oIlJlbW92ZSIsICJyZW1vdmUiLCAoKSA9PiBjb250ZXh0LmFjdChgcmVtb3Zl
+                ICR7cnVsZS5pZH1gLCAoKSA9PiBhZG1pbkRlbGV0ZShgL19fYWRtaW4vZmF1bHRzLyR7c2VnbWVudChydWxlLmlkKX1gKSksICJk
+                YW5nZXIiKSwKICAgICAgKSwKICAgICk7CiAgfSk7CiAgY29udGFpbmVyLnJlcGxhY2VDaGlsZHJlbih0YWJsZShbIlJ1bGUiLCAi
+                TWF0Y2giLCAiRmF1bHQiLCAiRmlyZWQiLCAiTGVmdCIsICIiXSwgcm93cywgIk5vIGZhdWx0IHJ1bGVzLiIpKTsKfQoKLyoqIFdp
+                cmVzIHRoZSBhZGQtYS1mYXVsdCBmb3JtIChzdGF0aWMgaW4gaW5kZXguaHRtbCkuICovCmV4cG9ydCBmdW5jdGlvbiBzZXRVcEZh
+                dWx0Rm9ybShmb3JtLCBjb250ZXh0KSB7CiAgY29uc3Qga2luZCA9IGZvcm0uZWxlbWVudHMubmFtZWRJdGVtKCJraW5kIik7CiAg
+                Y29uc3Qgb3B0aW9ucyA9IGZvcm0uZWxlbWVudHMubmFtZWRJdGVtKCJvcHRpb25zIik7CiAgZm9yIChjb25zdCBuYW1lIG9mIE9i
+                amVjdC5rZXlzKEZBVUxUX0VYQU1QTEVTKSkga2luZC5hcHBlbmQoZWwoIm9wdGlvbiIsIHsgdGV4dDogbmFtZSwgYXR0cnM6IHsg
+                dmFsdWU6IG5hbWUgfSB9KSk7CiAgY29uc3Qgc2hvd0V4YW1wbGUgPSAoKSA9PiB7CiAgICBvcHRpb25zLnZhbHVlID0gSlNPTi5z
+                dHJpbmdpZnkoRkFVTFRfRVhBTVBMRVNba2luZC52YWx1ZV0gfHwge30pOwogIH07CiAga2luZC5hZGRFdmVudExpc3RlbmVyKCJj
+                aGFuZ2UiLCBzaG93RXhhbXBsZSk7CiAgc2hvd0V4YW1wbGUoKTsKICBmb3JtLmFkZEV2ZW50TGlzdGVuZXIoInN1Ym1pdCIsIGFz
+                eW5jIChldmVudCkgPT4gewogICAgZXZlbnQucHJldmVudERlZmF1bHQoKTsKICAgIGxldCBleHRyYTsKICAgIHRyeSB7CiAgICAg
+                IGV4dHJhID0gb3B0aW9ucy52YWx1ZS50cmltKCkgPyBKU09OLnBhcnNlKG9wdGlvbnMudmFsdWUpIDoge307CiAgICAgIGlmICh0
+                eXBlb2YgZXh0cmEgIT09ICJvYmplY3QiIHx8IGV4dHJhID09PSBudWxsIHx8IEFycmF5LmlzQXJyYXkoZXh0cmEpKSB0aHJvdyBu
+                ZXcgRXJyb3IoIm5vdCBhbiBvYmplY3QiKTsKICAgIH0gY2F0Y2ggewogICAgICBjb250ZXh0LnJlcG9ydCgiVGhlIG9wdGlvbnMg
+                bXVzdCBiZSBhIEpTT04gb2JqZWN0LCBlLmcuIHtcInN0YXR1c1wiOjUwM30uIiwgdHJ1ZSk7CiAgICAgIHJldHVybjsKICAgIH0K
+                ICAgIGNvbnN0IG1hdGNoID0ge307CiAgICBjb25zdCBtZXRob2QgPSBmb3JtLmVsZW1lbnRzLm5hbWVkSXRlbSgibWV0aG9kIiku
+                dmFsdWUudHJpbSgpOwogICAgY29uc3QgcGF0aCA9IGZvcm0uZWxlbWVudHMubmFtZWRJdGVtKCJwYXRoIikudmFsdWUudHJpbSgp
+                OwogICAgaWYgKG1ldGhvZCkgbWF0Y2gubWV0aG9kID0gbWV0aG9kOwogICAgaWYgKHBhdGgpIG1hdGNoLnBhdGggPSBwYXRoOwog
+                ICAgY29uc3QgcnVsZSA9IHsgbWF0Y2gsIGZhdWx0OiB7IC4uLmV4dHJhLCBraW5kOiBraW5kLnZhbHVlIH0gfTsKICAgIGNvbnN0
+                IHRpbWVzID0gZm9ybS5lbGVtZW50cy5uYW1lZEl0ZW0oInRpbWVzIikudmFsdWUudHJpbSgpOwogICAgaWYgKHRpbWVzKSBydWxl
+                LnRpbWVzID0gTnVtYmVyKHRpbWVzKTsKICAgIGNvbnN0IHN1Ym1pdCA9IGZvcm0ucXVlcnlTZWxlY3RvcigiYnV0dG9uW3R5cGU9
+                c3VibWl0XSIpOwogICAgc3VibWl0LmRpc2FibGVkID0gdHJ1ZTsKICAgIHRyeSB7CiAgICAgIGF3YWl0IGNvbnRleHQuYWN0KGBh
+                ZGQgJHtraW5kLnZhbHVlfSBmYXVsdGAsICgpID0+IGFkbWluUG9zdCgiL19fYWRtaW4vZmF1bHRzIiwgcnVsZSkpOwogICAgfSBm
+                aW5hbGx5IHsKICAgICAgc3VibWl0LmRpc2FibGVkID0gZmFsc2U7CiAgICB9CiAgfSk7Cn0K
                 """),
         EmbeddedFile(
             path: "js/panels/jobs.js", etag: "\"f31-f6ee4b7190ce5318\"",

@@ -39,7 +39,7 @@ struct DeliveryMarker {
             switch segment {
             case .bytes(let bytes): completed = leave(bytes[...])
             case .paced(let paced): completed = leave(paced.bytes[paced.offset...])
-            case .close, .blackhole:
+            case .close, .blackhole, .http2:
                 stopped = true
                 return output
             case .pause, .delivered, .dropped: continue

@@ -52,8 +52,18 @@ struct FaultMiddleware: Sendable {
                 }
                 return Self.statusResponse(status ?? 503, body: nil, retryAfter: nil)
             }
+        case .contentLengthOnStream:
+            return try next(request).mapResolved { response in
+                guard response.isStream else { return response }
+                var marked = response
+                marked.headers.set("Content-Length", "0")
+                return marked
+            }
+        case .maxConcurrentStreams:
+            // Acts when a connection starts (`FaultStore.http2Settings`), never on a request.
+            return try next(request)
         case .delay, .latency, .dropAfterEvents, .dropAfterBytes, .cutInsideEvent, .fragment, .stall, .mute,
-            .blackhole, .buffer:
+            .blackhole, .buffer, .rstStream, .goAway, .windowStall:
             return try next(request).mapResolved { response in
                 var shaped = response
                 let shaper = FaultShaper(fault, webSocket: response.isWebSocketUpgrade)

@@ -44,7 +44,10 @@ struct FaultShaper: ResponseShaper {
         droppedEvents = 0
         let segments = apply(bytes, kind: kind)
         if segments.contains(where: {
-            if case .close = $0 { true } else if case .blackhole = $0 { true } else { false }
+            switch $0 {
+            case .close, .blackhole, .http2: true
+            default: false
+            }
         }) {
             silenced = true
         }
@@ -61,6 +64,22 @@ struct FaultShaper: ResponseShaper {
             return endAfter(events: limit, bytes, kind: kind, with: .close(reset: reset))
         case .blackhole(let afterEvents):
             return endAfter(events: afterEvents, bytes, kind: kind, with: .blackhole)
+        case .rstStream(let code, let afterEvents):
+            return endAfter(events: afterEvents, bytes, kind: kind, with: .http2(.resetStream(code: UInt32(code))))
+        case .goAway(let code, let afterEvents, let lastStreamID):
+            return endAfter(
+                events: afterEvents, bytes, kind: kind,
+                with: .http2(.goAway(code: UInt32(code), lastStreamID: lastStreamID.map { Int32($0) })))
+        case .windowStall(let afterBytes):
+            guard kind != .head, !stalled else { return [.bytes(bytes)] }
+            let allowed = afterBytes - bodyBytes
+            bodyBytes += bytes.count
+            guard bodyBytes > afterBytes else { return [.bytes(bytes)] }
+            stalled = true
+            let sent = Array(bytes.prefix(max(0, allowed)))
+            return (sent.isEmpty ? [] : [.bytes(sent)]) + [
+                .pause(milliseconds: Fault.longestPause), .bytes(Array(bytes.dropFirst(max(0, allowed)))),
+            ]
         case .dropAfterBytes(let limit, let reset):
             guard kind != .head else { return [.bytes(bytes)] }
             let allowed = limit - bodyBytes
@@ -148,7 +167,7 @@ struct FaultShaper: ResponseShaper {
             // Hangs before the head: nothing is ever sent, and what the stream writes
             // meanwhile is dropped rather than held (it would only fill memory).
             return kind == .head ? [.pause(milliseconds: Fault.longestPause)] : []
-        case .status, .forbidden:
+        case .status, .forbidden, .maxConcurrentStreams, .contentLengthOnStream:
             return [.bytes(bytes)]
         }
     }

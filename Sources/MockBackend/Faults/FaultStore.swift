@@ -46,10 +46,29 @@ package final class FaultStore: Sendable {
         }
     }
 
-    /// The rule that fires for `request`, counted as fired; nil when none does.
+    /// The SETTINGS a new HTTP/2 connection announces: a `max_concurrent_streams` rule in
+    /// force lowers the stream limit, and counts the connection as fired.
+    package func http2Settings() -> HTTP2Settings {
+        var settings = HTTP2Settings()
+        rules.withLock { rules in
+            for index in rules.indices {
+                guard case .maxConcurrentStreams(let count) = rules[index].fault else { continue }
+                if let times = rules[index].times, times <= 0 { continue }
+                rules[index].fired += 1
+                if let times = rules[index].times { rules[index].times = times - 1 }
+                settings.maxConcurrentStreams = UInt32(count)
+                return
+            }
+        }
+        return settings
+    }
+
+    /// The rule that fires for `request`, counted as fired; nil when none does. A
+    /// `max_concurrent_streams` rule acts on connections, not requests, and never fires here.
     func fire(for request: HTTPRequest) -> FaultRule? {
         rules.withLock { rules in
             for index in rules.indices where Self.matches(rules[index].match, request) {
+                if case .maxConcurrentStreams = rules[index].fault { continue }
                 if let times = rules[index].times, times <= 0 { continue }
                 if let probability = rules[index].probability, probability < 1 {
                     let roll = Double(ids.number(in: 0...999_999)) / 1_000_000

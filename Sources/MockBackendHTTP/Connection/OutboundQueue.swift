@@ -47,7 +47,7 @@ struct OutboundQueue {
             guard paced.remaining > 0 else { return }
             unsentBytes += paced.remaining
             appended += paced.remaining
-        case .pause, .close, .blackhole:
+        case .pause, .close, .blackhole, .http2:
             break
         case .delivered(let events):
             addMark(delivered: events, dropped: 0)
@@ -136,7 +136,7 @@ struct OutboundQueue {
         case .paced(let paced):
             unsentBytes -= paced.remaining
             written += paced.remaining
-        case .pause, .close, .blackhole, .delivered, .dropped: break
+        case .pause, .close, .blackhole, .delivered, .dropped, .http2: break
         }
         segments[head] = .bytes([])
         head += 1

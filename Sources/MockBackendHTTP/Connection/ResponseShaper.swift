@@ -19,6 +19,24 @@ public enum OutboundSegment: Sendable, Equatable {
     /// Not sent: this many stream events were dropped on the way here (a `mute` fault);
     /// noted in order with the deliveries around them.
     case dropped(events: Int)
+    /// An HTTP/2 ending: nothing after this is sent. On an HTTP/1.1 connection it is the
+    /// close it stands for (`HTTP2Ending`).
+    case http2(HTTP2Ending)
+}
+
+/// How a fault ends an HTTP/2 stream beyond a plain cut (`OutboundSegment.http2`).
+public enum HTTP2Ending: Sendable, Equatable {
+    /// RST_STREAM with this code (RFC 9113 §7); RST on HTTP/1.1.
+    case resetStream(code: UInt32)
+    /// GOAWAY with this code, naming `lastStreamID` (nil: the last stream processed), and
+    /// the connection closes; FIN on HTTP/1.1.
+    case goAway(code: UInt32, lastStreamID: Int32?)
+
+    /// What it is on an HTTP/1.1 connection: a close, with RST for a stream reset.
+    public var resetsHTTP1: Bool {
+        if case .resetStream = self { return true }
+        return false
+    }
 }
 
 /// Bytes to send in pieces, a pause between each two (`OutboundSegment.paced`).
@@ -142,7 +160,7 @@ public struct ChainedShaper: ResponseShaper {
                     if paced.offset > 0 { output.append(.pause(milliseconds: paced.pauseMilliseconds)) }
                     output += second.shape(Array(paced.takePiece()), kind: kind)
                 }
-            case .pause, .close, .blackhole, .delivered, .dropped:
+            case .pause, .close, .blackhole, .delivered, .dropped, .http2:
                 output.append(segment)
             }
         }

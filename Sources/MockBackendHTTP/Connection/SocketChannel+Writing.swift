@@ -126,6 +126,10 @@ extension SocketChannel {
                 outbound.removeAll()
                 owner?.channelFailed(.cut, reset: reset)
                 return
+            case .http2(let ending):
+                outbound.removeAll()
+                owner?.channelFailed(.cut, reset: ending.resetsHTTP1)
+                return
             case .delivered, .dropped:
                 // Kept as marks, never as segments (`OutboundQueue.append`).
                 outbound.popFront()

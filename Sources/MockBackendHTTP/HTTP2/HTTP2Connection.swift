@@ -401,12 +401,18 @@ final class HTTP2Connection: SocketChannelOwner, HTTP2SessionDelegate, @unchecke
         case .blackhole: [.blackhole]
         case .delivered(let events): [.delivered(events: events)]
         case .dropped(let events): [.dropped(events: events)]
+        case .http2(let ending): [.http2(ending)]
         }
     }
 
     /// Carries out the stream's steps in order until a pause, a reset or the last.
     private func advance(_ stream: HTTP2Stream) {
         while !stream.paused, !stream.blackholed, streams[stream.id] === stream, !stream.steps.isEmpty {
+            // A reset or GOAWAY comes after the bytes before it, not instead of them.
+            if stream.unsentBytes > 0, stream.steps.first?.endsStream == true {
+                stream.awaitingDrain = true
+                return
+            }
             let step = stream.steps.removeFirst()
             switch step {
             case .head(let fields, let hasBody):
@@ -449,6 +455,17 @@ final class HTTP2Connection: SocketChannelOwner, HTTP2SessionDelegate, @unchecke
             case .blackhole:
                 stream.blackholed = true
                 stream.steps.removeAll()
+            case .http2(.resetStream(let code)):
+                reset(stream, code: code, reason: .cut)
+                return
+            case .http2(.goAway(let code, let lastStreamID)):
+                stream.steps.removeAll()
+                stream.endReason = .cut
+                session.goAway(code: code, lastStreamID: lastStreamID)
+                // The session ends after its GOAWAY: nothing more is read or sent.
+                failed = true
+                channel.stopReading()
+                return
             case .end:
                 stream.ended = true
                 stream.producing = false
@@ -477,6 +494,15 @@ final class HTTP2Connection: SocketChannelOwner, HTTP2SessionDelegate, @unchecke
         let delivered = stream.takeDeliveredEvents()
         if delivered > 0 { stream.writer?.deliveries.noteDelivered(delivered) }
         if count > 0 { wakeDrainWaiters(stream) }
+        if stream.awaitingDrain, stream.unsentBytes == 0 {
+            // Called from inside the frame layer's write: the reset is submitted after it.
+            stream.awaitingDrain = false
+            queue.async { [weak self, id] in
+                guard let self, let stream = self.streams[id] else { return }
+                self.advance(stream)
+                self.pump()
+            }
+        }
         let end = stream.ended && stream.unsentBytes == 0 && stream.steps.isEmpty
         if count == 0, !end {
             stream.waiting = true

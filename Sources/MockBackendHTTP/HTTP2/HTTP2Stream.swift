@@ -11,7 +11,17 @@ enum HTTP2Step {
     case blackhole
     case delivered(events: Int)
     case dropped(events: Int)
+    /// A fault's RST_STREAM code, or GOAWAY for the whole connection.
+    case http2(HTTP2Ending)
     case end
+
+    /// Whether it ends the stream without its END_STREAM.
+    var endsStream: Bool {
+        switch self {
+        case .close, .http2: true
+        default: false
+        }
+    }
 }
 
 /// One stream of an HTTP/2 connection: the request as its frames arrive, then the
@@ -40,6 +50,8 @@ final class HTTP2Stream {
     var steps: [HTTP2Step] = []
     /// A pause holds the steps until its timer.
     var paused = false
+    /// A reset or GOAWAY waits until the DATA before it has gone to the frame layer.
+    var awaitingDrain = false
     var headSent = false
     var blackholed = false
     var shaper: (any ResponseShaper)?

@@ -17,7 +17,7 @@ struct FaultDeliveryMarkTests {
             switch segment {
             case .bytes, .paced: "b"
             case .pause: "|"
-            case .close, .blackhole: "x"
+            case .close, .blackhole, .http2: "x"
             case .delivered(let events): "+\(events)"
             case .dropped(let events): "-\(events)"
             }

@@ -44,7 +44,15 @@ extension Fault: Codable {
         "empty_response": [],
         "malformed": ["variant"],
         "refuse_stream": ["status", "hang"],
+        "rst_stream": ["code", "afterEvents"],
+        "goaway": ["code", "afterEvents", "lastStreamId"],
+        "max_concurrent_streams": ["n"],
+        "window_stall": ["afterBytes"],
+        "content_length_on_stream": [],
     ]
+
+    /// The largest HTTP/2 error code (RFC 9113 §7: 32 bits; the registry names 0-13).
+    package static let largestErrorCode = 0xFFFF_FFFF
 
     public init(from decoder: any Decoder) throws {
         let container = try decoder.container(keyedBy: Key.self)
@@ -124,6 +132,27 @@ extension Fault: Codable {
                 throw refuse("variant", "must be MALFORMED_RESPONSE_CHUNK or RANDOM_DATA_THEN_CLOSE")
             }
             self = .malformed(malformation)
+        case "rst_stream", "goaway":
+            let code = try container.decodeIfPresent(Int.self, forKey: Key("code")) ?? (kind == "goaway" ? 0 : 8)
+            guard (0...Self.largestErrorCode).contains(code) else {
+                throw refuse("code", "must be an HTTP/2 error code, 0-\(Self.largestErrorCode)")
+            }
+            let afterEvents = try integer("afterEvents") ?? 0
+            if kind == "rst_stream" {
+                self = .rstStream(code: code, afterEvents: afterEvents)
+            } else {
+                let last = try container.decodeIfPresent(Int.self, forKey: Key("lastStreamId"))
+                if let last, !(0...Int(Int32.max)).contains(last) {
+                    throw refuse("lastStreamId", "must be a stream id, 0-\(Int32.max)")
+                }
+                self = .goAway(code: code, afterEvents: afterEvents, lastStreamID: last)
+            }
+        case "max_concurrent_streams":
+            let count = try required("n")
+            guard count <= 1 << 20 else { throw refuse("n", "must be at most 1048576") }
+            self = .maxConcurrentStreams(count)
+        case "window_stall": self = .windowStall(afterBytes: try required("afterBytes"))
+        case "content_length_on_stream": self = .contentLengthOnStream
         default:
             let status = try integer("status")
             if let status, !(200...599).contains(status) { throw refuse("status", "must be 200-599") }
@@ -180,6 +209,19 @@ extension Fault: Codable {
         case .refuseStream(let status, let hang):
             try put("status", status)
             try put("hang", hang)
+        case .rstStream(let code, let afterEvents):
+            try put("code", code)
+            try put("afterEvents", afterEvents)
+        case .goAway(let code, let afterEvents, let lastStreamID):
+            try put("code", code)
+            try put("afterEvents", afterEvents)
+            try put("lastStreamId", lastStreamID)
+        case .maxConcurrentStreams(let count):
+            try put("n", count)
+        case .windowStall(let afterBytes):
+            try put("afterBytes", afterBytes)
+        case .contentLengthOnStream:
+            break
         }
     }
 }

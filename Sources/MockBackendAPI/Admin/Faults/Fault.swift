@@ -60,11 +60,29 @@ public enum Fault: Sendable, Equatable {
     /// A stream request is answered with a status (default 503), or hangs before its head;
     /// other requests pass.
     case refuseStream(status: Int?, hang: Bool)
+    /// HTTP/2: after `afterEvents` events the stream ends with RST_STREAM `code` (RFC 9113
+    /// §7: 8 `CANCEL` by default, 7 `REFUSED_STREAM`, 2 `INTERNAL_ERROR`…). HTTP/1.1: RST.
+    case rstStream(code: Int, afterEvents: Int)
+    /// HTTP/2: after `afterEvents` events the whole connection gets GOAWAY `code` (naming
+    /// `lastStreamId`, by default the last stream processed) and closes. HTTP/1.1: FIN.
+    case goAway(code: Int, afterEvents: Int, lastStreamID: Int?)
+    /// HTTP/2: connections opened while the rule is in force announce
+    /// SETTINGS_MAX_CONCURRENT_STREAMS `n` (each counts against `times`); the rule's match
+    /// is not asked. No effect on HTTP/1.1.
+    case maxConcurrentStreams(Int)
+    /// After `afterBytes` bytes of the body nothing more is sent, though the connection and
+    /// (on HTTP/2) the client's window are open: DATA held as if the window never opened.
+    case windowStall(afterBytes: Int)
+    /// HTTP/2: an event stream's head carries `content-length: 0`, as a misconfigured proxy
+    /// adds; its DATA then make the response malformed (RFC 9113 §8.1.1), which clients
+    /// take as PROTOCOL_ERROR. No effect on HTTP/1.1 (the server frames its bodies).
+    case contentLengthOnStream
 
     /// The `kind` of every case, as the admin API spells it.
     public static let kinds = [
         "status", "forbidden", "delay", "latency", "drop_after_events", "drop_after_bytes", "cut_inside_event",
         "fragment", "stall", "mute", "blackhole", "buffer", "reset", "empty_response", "malformed", "refuse_stream",
+        "rst_stream", "goaway", "max_concurrent_streams", "window_stall", "content_length_on_stream",
     ]
 
     /// The admin API's name of this kind.
@@ -86,6 +104,11 @@ public enum Fault: Sendable, Equatable {
         case .emptyResponse: "empty_response"
         case .malformed: "malformed"
         case .refuseStream: "refuse_stream"
+        case .rstStream: "rst_stream"
+        case .goAway: "goaway"
+        case .maxConcurrentStreams: "max_concurrent_streams"
+        case .windowStall: "window_stall"
+        case .contentLengthOnStream: "content_length_on_stream"
         }
     }
 
