@@ -571,6 +571,7 @@ def run_swift(readme, bin_path, quiet=False):
                "-o", os.path.join(work, "snippets.o"), "-I", os.path.join(bin_path, "Modules")]
     for modulemap in (
         "Sources/CZlib/module.modulemap", "Sources/COpenSSL/module.modulemap", "Sources/CEpoll/module.modulemap",
+        "Sources/CNghttp2/module.modulemap",
     ):
         command += ["-Xcc", "-fmodule-map-file=" + os.path.join(ROOT, modulemap)]
     result = subprocess.run(command + paths, capture_output=True, text=True)
