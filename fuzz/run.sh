@@ -1,13 +1,14 @@
 #!/usr/bin/env bash
-# Builds the libFuzzer targets and runs them: HTTPRequestParser (request-parser) and
-# WebSocketFrameDecoder (frame-decoder).
+# Builds the libFuzzer targets and runs them: HTTPRequestParser (request-parser),
+# WebSocketFrameDecoder (frame-decoder) and the HTTP/2 input path over nghttp2 (h2-session).
 #
 #   fuzz/run.sh [SECONDS]      for each target: replay its regressions, then fuzz for SECONDS (default 60)
 #   fuzz/run.sh --build        build only
 #   fuzz/run.sh --replay FILE  run one input (a reproducer) and show what it triggers; the
-#                              target is frame-decoder for a file under fuzz/websocket/, else request-parser
+#                              target is frame-decoder for a file under fuzz/websocket/,
+#                              h2-session under fuzz/http2/, else request-parser
 #
-# FUZZ_TARGETS (default "request-parser frame-decoder") picks the targets.
+# FUZZ_TARGETS (default "request-parser frame-decoder h2-session") picks the targets.
 #
 # Exit status: 0 when nothing was found, 1 when a regression input or a new input
 # crashed (the reproducer's path is printed), 2 when the build failed.
@@ -28,13 +29,14 @@ ARTIFACTS=$FUZZ/artifacts
 SWIFTC=${SWIFTC:-$(command -v swiftc || echo /opt/swift/usr/bin/swiftc)}
 OPT=${FUZZ_OPT:--O}
 MAX_LEN=${FUZZ_MAX_LEN:-8192}
-TARGETS=${FUZZ_TARGETS:-request-parser frame-decoder}
+TARGETS=${FUZZ_TARGETS:-request-parser frame-decoder h2-session}
 
 # Per target: its sources, dictionary, seeds, regressions and working corpus.
 # request-parser: the parser and only the message types it uses. ProblemDetails comes from
 # a stub in fuzz/support/ (the real one drags in HTTPResponse and the connection layer).
 # frame-decoder: the WebSocket codec, which depends on nothing else.
 configure() {
+    EXTRA_FLAGS=()
     case $1 in
     request-parser)
         SOURCES=(
@@ -70,6 +72,20 @@ configure() {
         REGRESSIONS=$FUZZ/websocket/regressions
         CORPUS=$FUZZ/corpus-work-websocket
         ;;
+    h2-session)
+        SOURCES=(
+            "$SRC"/HTTP2/HTTP2Session.swift
+            "$SRC"/HTTP2/HTTP2Support.swift
+            "$SRC"/HTTP2/HTTP2Preface.swift
+            "$FUZZ"/common/*.swift
+            "$FUZZ"/HTTP2SessionFuzzer.swift
+        )
+        EXTRA_FLAGS=(-Xcc -fmodule-map-file="$ROOT"/Sources/CNghttp2/module.modulemap -lnghttp2)
+        DICT=$FUZZ/http2/h2.dict
+        SEEDS=$FUZZ/http2/seeds
+        REGRESSIONS=$FUZZ/http2/regressions
+        CORPUS=$FUZZ/corpus-work-http2
+        ;;
     *)
         echo "fuzz: unknown target '$1'" >&2
         return 2
@@ -91,7 +107,7 @@ build() {
     for opt in "$OPT" -Onone; do
         echo "fuzz: building $BIN with $opt"
         local flags=(-sanitize=fuzzer,address -parse-as-library -module-name MockBackendHTTP -package-name mockbackend
-            -swift-version 6 -g -use-ld=lld "$opt")
+            -swift-version 6 -g -use-ld=lld "$opt" "${EXTRA_FLAGS[@]}")
         [[ $opt != -Onone ]] && flags+=(-wmo)
         if "$SWIFTC" "${flags[@]}" "${SOURCES[@]}" -o "$BIN"; then
             echo "$stamp" >"$BIN.stamp"
@@ -183,6 +199,7 @@ case "${1:-}" in
     [[ $# -ge 2 ]] || { echo "usage: fuzz/run.sh --replay FILE" >&2; exit 2; }
     case $2 in
     *websocket/* | *frame-decoder-*) configure frame-decoder ;;
+    *http2/* | *h2-session-*) configure h2-session ;;
     *) configure request-parser ;;
     esac
     build || exit 2
