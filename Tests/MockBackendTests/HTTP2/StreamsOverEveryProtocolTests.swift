@@ -58,11 +58,17 @@ struct StreamsOverEveryProtocolTests {
           "events": [{"id": "1", "data": "one"}, {"id": "2", "data": "two"}, {"id": "3", "data": "three"}]}}}
         """#
 
-    @Test(arguments: WireProtocol.allCases)
-    func aStreamResumesAfterLastEventIDWithItsRetry(_ version: WireProtocol) async throws {
+    /// A server with the resumable stub of `events`, and its base URL.
+    private static func withEventsStub(_ body: (RunningServer, String) async throws -> Void) async throws {
         try await withRunningServer { server in
             #expect(try await server.request("POST", "/__admin/mappings", body: Self.events).status == 201)
-            let base = "http://127.0.0.1:\(server.port)"
+            try await body(server, "http://127.0.0.1:\(server.port)")
+        }
+    }
+
+    @Test(arguments: WireProtocol.allCases)
+    func aStreamResumesAfterLastEventIDWithItsRetry(_ version: WireProtocol) async throws {
+        try await Self.withEventsStub { server, base in
             let whole = try await Self.curl(["-N", base + "/both/events"], over: version)
             #expect(whole.status == 0, "\(whole.error)")
             #expect(whole.output == "retry: 2500\n\nid: 1\ndata: one\n\nid: 2\ndata: two\n\nid: 3\ndata: three\n\n")
@@ -78,9 +84,7 @@ struct StreamsOverEveryProtocolTests {
     /// once, over the protocol it asked for.
     @Test(arguments: WireProtocol.allCases)
     func aResumeAfterTheLastEventEndsAtOnce(_ version: WireProtocol) async throws {
-        try await withRunningServer { server in
-            let base = "http://127.0.0.1:\(server.port)"
-            #expect(try await server.request("POST", "/__admin/mappings", body: Self.events).status == 201)
+        try await Self.withEventsStub { _, base in
             let result = try await Self.curl(
                 [
                     "-o", "/dev/null", "-w", "%{http_code} %{http_version}", "-H", "Last-Event-ID: 3",
@@ -99,9 +103,7 @@ struct StreamsOverEveryProtocolTests {
     /// themselves are checked by `Tests/RealClients/h2_clients.py`.)
     @Test(arguments: WireProtocol.allCases)
     func aDroppedStreamEndsAsItsProtocolEndsIt(_ version: WireProtocol) async throws {
-        try await withRunningServer { server in
-            let base = "http://127.0.0.1:\(server.port)"
-            #expect(try await server.request("POST", "/__admin/mappings", body: Self.events).status == 201)
+        try await Self.withEventsStub { server, base in
             let fault = try await server.request(
                 "POST", "/__admin/faults",
                 body: #"{"match":{"path":"/both/events"},"fault":{"kind":"drop_after_events","events":1},"times":1}"#)
