@@ -140,8 +140,10 @@ def books_csv(rows):
 class Browser:
     """A headless Chromium with its own profile directory, quit on exit."""
 
-    def __init__(self, width=1440, height=1300, downloads=None):
+    def __init__(self, width=1440, height=1300, downloads=None, insecure=False):
         self.size = (width, height)
+        # Whether certificates are taken unchecked (the server's self-signed one).
+        self.insecure = insecure
         self.profile = None
         self.driver = None
         # Where files the page downloads go; None leaves Chromium's default.
@@ -160,6 +162,8 @@ class Browser:
             f"--window-size={self.size[0]},{self.size[1]}",
         ):
             options.add_argument(argument)
+        if self.insecure:
+            options.add_argument("--ignore-certificate-errors")
         options.set_capability("goog:loggingPrefs", {"browser": "ALL"})
         if self.downloads:
             options.add_experimental_option("prefs", {"download.default_directory": self.downloads,

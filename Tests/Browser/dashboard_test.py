@@ -20,6 +20,7 @@ import traceback
 from selenium.webdriver.common.by import By
 
 from cross_origin_test import test_cross_origin_in_chromium
+from http2_test import test_seventh_source_waits_over_http1, test_twenty_sources_over_http2
 from proxy_dashboard_test import (test_proxy_dashboard_in_chromium, test_recording_from_the_dashboard,
                                   test_scenarios_on_the_dashboard)
 from browser_support import (
@@ -544,6 +545,8 @@ def main():
         ("dashboard in proxy mode", lambda: test_proxy_dashboard_in_chromium(options.binary, click_when_present)),
         ("recording from the dashboard", lambda: test_recording_from_the_dashboard(options.binary, click_when_present)),
         ("scenarios on the dashboard", lambda: test_scenarios_on_the_dashboard(options.binary, click_when_present)),
+        ("20 EventSources over HTTP/2", lambda: test_twenty_sources_over_http2(options.binary)),
+        ("the seventh EventSource waits over HTTP/1.1", lambda: test_seventh_source_waits_over_http1(options.binary)),
     ]
     failed = []
     for name, test in tests:
