@@ -61,7 +61,7 @@ struct WebSocketTimeoutTests {
     @Test func pongsKeepAConnectionOpen() async throws {
         var configuration = HTTPServerConfiguration()
         configuration.webSocket.pingInterval = .milliseconds(100)
-        let idle = TestTiming.scaled(.milliseconds(1500))
+        let idle = TestTiming.scaled(.milliseconds(3000))
         configuration.webSocket.idleTimeout = idle
         try await withHTTPServer(configuration: configuration, responder: WebSocketTestRoutes.responder()) { server in
             for attempt in 1...3 {
