@@ -360,7 +360,7 @@ final class HTTP2Connection: SocketChannelOwner, HTTP2SessionDelegate, @unchecke
                 if !placed { stream.steps.append(.head(fields: fields, hasBody: hasBody)) }
                 placed = true
             default:
-                stream.steps += Self.steps(segment)
+                stream.steps.append(.segment(segment))
             }
         }
         stream.shaper = shaper
@@ -370,7 +370,7 @@ final class HTTP2Connection: SocketChannelOwner, HTTP2SessionDelegate, @unchecke
     private func shape(_ bytes: [UInt8], kind: ResponseWriteKind, events: Int, stream: HTTP2Stream) {
         guard var shaper = stream.shaper else {
             if !bytes.isEmpty, kind == .body { stream.steps.append(.data(bytes)) }
-            if events > 0 { stream.steps.append(.delivered(events: events)) }
+            if events > 0 { stream.steps.append(.segment(.delivered(events: events))) }
             if kind == .end { stream.steps.append(.end) }
             return
         }
@@ -380,29 +380,17 @@ final class HTTP2Connection: SocketChannelOwner, HTTP2SessionDelegate, @unchecke
                 if kind == .body, !piece.isEmpty { stream.steps.append(.data(piece)) }
             case .paced(var paced):
                 while paced.remaining > 0 {
-                    if paced.offset > 0 { stream.steps.append(.pause(milliseconds: paced.pauseMilliseconds)) }
+                    if paced.offset > 0 { stream.steps.append(.segment(.pause(milliseconds: paced.pauseMilliseconds))) }
                     let piece = Array(paced.takePiece())
                     if kind == .body { stream.steps.append(.data(piece)) }
                 }
             default:
-                stream.steps += Self.steps(segment)
+                stream.steps.append(.segment(segment))
             }
         }
-        if !shaper.marksEvents, events > 0 { stream.steps.append(.delivered(events: events)) }
+        if !shaper.marksEvents, events > 0 { stream.steps.append(.segment(.delivered(events: events))) }
         if kind == .end { stream.steps.append(.end) }
         stream.shaper = shaper
-    }
-
-    private static func steps(_ segment: OutboundSegment) -> [HTTP2Step] {
-        switch segment {
-        case .bytes, .paced: []
-        case .pause(let milliseconds): [.pause(milliseconds: milliseconds)]
-        case .close(let reset): [.close(reset: reset)]
-        case .blackhole: [.blackhole]
-        case .delivered(let events): [.delivered(events: events)]
-        case .dropped(let events): [.dropped(events: events)]
-        case .http2(let ending): [.http2(ending)]
-        }
     }
 
     /// Carries out the stream's steps in order until a pause, a reset or the last.
@@ -432,15 +420,18 @@ final class HTTP2Connection: SocketChannelOwner, HTTP2SessionDelegate, @unchecke
                     return
                 }
                 resumeIfWaiting(stream)
-            case .delivered(let events):
+            case .segment(.bytes), .segment(.paced):
+                // Never queued: a shaper's bytes become `.data` steps (`shape`).
+                continue
+            case .segment(.delivered(let events)):
                 if stream.queuedBytes <= stream.sentBytes {
                     stream.writer?.deliveries.noteDelivered(events)
                 } else {
                     stream.eventMarks.append((stream.queuedBytes, events))
                 }
-            case .dropped(let events):
+            case .segment(.dropped(let events)):
                 stream.writer?.deliveries.noteDropped(events)
-            case .pause(let milliseconds):
+            case .segment(.pause(let milliseconds)):
                 stream.paused = true
                 queue.asyncAfter(deadline: .now() + .milliseconds(milliseconds)) { [weak self, id = stream.id] in
                     guard let self, !self.isClosed, let stream = self.streams[id] else { return }
@@ -448,17 +439,17 @@ final class HTTP2Connection: SocketChannelOwner, HTTP2SessionDelegate, @unchecke
                     self.advance(stream)
                     self.pump()
                 }
-            case .close(let reset):
+            case .segment(.close(let reset)):
                 self.reset(
                     stream, code: reset ? NGHTTP2_INTERNAL_ERROR.rawValue : NGHTTP2_CANCEL.rawValue, reason: .cut)
                 return
-            case .blackhole:
+            case .segment(.blackhole):
                 stream.blackholed = true
                 stream.steps.removeAll()
-            case .http2(.resetStream(let code)):
+            case .segment(.http2(.resetStream(let code))):
                 reset(stream, code: code, reason: .cut)
                 return
-            case .http2(.goAway(let code, let lastStreamID)):
+            case .segment(.http2(.goAway(let code, let lastStreamID))):
                 stream.steps.removeAll()
                 stream.endReason = .cut
                 session.goAway(code: code, lastStreamID: lastStreamID)

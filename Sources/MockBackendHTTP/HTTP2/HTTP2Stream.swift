@@ -1,24 +1,16 @@
-/// One step of an HTTP/2 response on its way to the frame layer: the head, body bytes, and
-/// what a fault's shaper made of them (pauses, a reset, a blackhole), in order.
+/// One step of an HTTP/2 response on its way to the frame layer: the head, body bytes, the
+/// end, and what a fault's shaper made of them besides bytes (`OutboundSegment`: pauses,
+/// cuts, blackholes, event marks, resets), in order.
 enum HTTP2Step {
     case head(fields: [(String, String)], hasBody: Bool)
     case data([UInt8])
-    case pause(milliseconds: Int)
-    /// The stream ends here without its END_STREAM: RST_STREAM, `INTERNAL_ERROR` with
-    /// `reset`, else `CANCEL`.
-    case close(reset: Bool)
-    /// Nothing more is sent on the stream, and it is never ended by the server.
-    case blackhole
-    case delivered(events: Int)
-    case dropped(events: Int)
-    /// A fault's RST_STREAM code, or GOAWAY for the whole connection.
-    case http2(HTTP2Ending)
+    case segment(OutboundSegment)
     case end
 
     /// Whether it ends the stream without its END_STREAM.
     var endsStream: Bool {
         switch self {
-        case .close, .http2: true
+        case .segment(.close), .segment(.http2): true
         default: false
         }
     }

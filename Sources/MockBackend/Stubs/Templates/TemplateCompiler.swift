@@ -123,7 +123,6 @@ struct TemplateCompiler {
         }
         let after = end + closer.count
         var inner = Substring(String(decoding: bytes[contentStart..<end], as: UTF8.self))
-        if longComment { inner = inner.dropLast(0) }
         var stripLeft = false
         var stripRight = false
         if inner.first == "~" {

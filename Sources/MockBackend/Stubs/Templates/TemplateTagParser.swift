@@ -24,8 +24,7 @@ struct TemplateTagParser {
     /// The whole tag: fails on anything left over.
     static func parse(_ text: Substring) throws(TemplateSyntaxError) -> TemplateTagContent {
         var parser = TemplateTagParser(text)
-        let content = try parser.content(depth: 0, closing: nil)
-        return content
+        return try parser.content(depth: 0, closing: nil)
     }
 
     private mutating func content(depth: Int, closing: Character?) throws(TemplateSyntaxError) -> TemplateTagContent {
