@@ -101,6 +101,7 @@ let package = Package(
             name: "TestSupport",
             dependencies: [
                 "MockBackendSupport", "MockBackendHTTP", "ServerSentEvents", "MockBackend", "MockBackendTesting",
+                "MockBackendTLS", "COpenSSL", .target(name: "CNghttp2", condition: .when(platforms: [.linux])),
                 .product(name: "Logging", package: "swift-log"),
             ],
             path: "Tests/TestSupport"),

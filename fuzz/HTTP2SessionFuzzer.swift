@@ -41,6 +41,9 @@ final class RecordingDelegate: HTTP2SessionDelegate {
     func http2Closed(stream: Int32, code: UInt32) { trace.append("closed \(stream) \(code)") }
     func http2ReceivedReset(stream: Int32, code: UInt32, goAway: Bool) { trace.append("reset \(stream) \(code) \(goAway)") }
     func http2ReceivedControlFrame() { trace.append("control") }
+    func http2SentReset(stream: Int32, code: UInt32, goAwayLastStream: Int32?) {
+        trace.append("sent reset \(stream) \(code)")
+    }
 
     func http2Read(stream: Int32, into buffer: UnsafeMutableRawBufferPointer) -> HTTP2Read {
         let left = remaining[stream] ?? 0

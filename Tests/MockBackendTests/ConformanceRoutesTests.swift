@@ -53,36 +53,39 @@ struct ConformanceRoutesTests {
         }
     }
 
-    @Test func echoesTheLastEventID() async throws {
-        try await withRunningServer { server in
-            let first = try await server.connect().get("/conformance/sse/echo-last-event-id?id=abc")
+    @Test(arguments: Transport.available)
+    func echoesTheLastEventID(over transport: Transport) async throws {
+        try await withApp(over: transport) { server in
+            let first = try await server.get("/conformance/sse/echo-last-event-id?id=abc")
             #expect(events(first.body) == [ServerSentEvent(data: "none", id: "abc")])
-            let second = try await server.connect().get(
+            let second = try await server.get(
                 "/conformance/sse/echo-last-event-id", headers: "Last-Event-ID: abc\r\n")
             #expect(events(second.body).first?.data == "abc")
             #expect(second.text.contains("retry: 100"))
         }
     }
 
-    @Test func statusThenOK() async throws {
-        try await withRunningServer { server in
-            let first = try await server.connect().get("/conformance/sse/status-then-ok?status=503&key=k1")
+    @Test(arguments: Transport.available)
+    func statusThenOK(over transport: Transport) async throws {
+        try await withApp(over: transport) { server in
+            let first = try await server.get("/conformance/sse/status-then-ok?status=503&key=k1")
             #expect(first.status == 503)
             #expect(first.headers["Retry-After"] == "0")
-            let second = try await server.connect().get("/conformance/sse/status-then-ok?status=503&key=k1&retry=250")
+            let second = try await server.get("/conformance/sse/status-then-ok?status=503&key=k1&retry=250")
             #expect(second.status == 200)
             #expect(second.text.contains("retry: 250"))
             #expect(events(second.body) == [ServerSentEvent(data: "ok", id: "1")])
-            #expect(try await server.connect().get("/conformance/sse/status-then-ok?status=99").status == 400)
+            #expect(try await server.get("/conformance/sse/status-then-ok?status=99").status == 400)
         }
     }
 
-    @Test func reconnectThen204() async throws {
-        try await withRunningServer { server in
-            let first = try await server.connect().get("/conformance/sse/reconnect-then-204")
+    @Test(arguments: Transport.available)
+    func reconnectThen204(over transport: Transport) async throws {
+        try await withApp(over: transport) { server in
+            let first = try await server.get("/conformance/sse/reconnect-then-204")
             #expect(first.status == 200)
             #expect(events(first.body) == [ServerSentEvent(data: "first", id: "1")])
-            let again = try await server.connect().get(
+            let again = try await server.get(
                 "/conformance/sse/reconnect-then-204", headers: "Last-Event-ID: 1\r\n")
             #expect(again.status == 204)
         }

@@ -41,8 +41,9 @@ struct ContractFindingsTests {
     }
 
     /// `?retry=600001` with a Last-Event-ID was answered 204 instead of being refused.
-    @Test func reconnectThen204ChecksRetryFirst() async throws {
-        try await withInMemoryApp { server in
+    @Test(arguments: Transport.available)
+    func reconnectThen204ChecksRetryFirst(over transport: Transport) async throws {
+        try await withApp(over: transport) { server in
             let response = try await server.request(
                 "GET", "/conformance/sse/reconnect-then-204?retry=600001", headers: ["Last-Event-ID": ""])
             #expect(response.status == 400)

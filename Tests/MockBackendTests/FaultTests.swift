@@ -15,7 +15,16 @@ private func openChannel(_ server: RunningServer, _ name: String, http10: Bool =
     return client
 }
 
-private func publish(_ server: RunningServer, _ name: String, _ data: String) {
+/// Opens a channel stream over whatever `server` speaks and waits until it is subscribed.
+private func openChannelStream(_ server: some AppUnderTest, _ name: String) async throws -> any StreamClient {
+    let stream = try await server.openStream("/sse/channels/\(name)")
+    _ = await eventually {
+        server.app.streams.existingStream(named: "channels/\(name)")?.snapshot.subscribers.count == 1
+    }
+    return stream
+}
+
+private func publish(_ server: some AppUnderTest, _ name: String, _ data: String) {
     server.app.streams.stream(named: "channels/\(name)").publish(ServerSentEvent(data: data))
 }
 
@@ -26,8 +35,9 @@ private func eventsIn(_ bytes: [UInt8]) -> [String] {
 
 @Suite("Faults")
 struct FaultTests {
-    @Test func statusAnswersInPlaceOfTheRouteForItsTimes() async throws {
-        try await withRunningServer { server in
+    @Test(arguments: Transport.overSockets)
+    func statusAnswersInPlaceOfTheRouteForItsTimes(over transport: Transport) async throws {
+        try await withApp(over: transport) { server in
             try await server.admin.faults.add(
                 .status(503, body: nil, retryAfter: 2), match: .init(method: "GET", path: "/health"), times: 1)
             let refused = try await server.request("GET", "/health")
@@ -43,8 +53,9 @@ struct FaultTests {
         }
     }
 
-    @Test func forbiddenAnswersTheBackendBodyWithoutExpiring() async throws {
-        try await withRunningServer { server in
+    @Test(arguments: Transport.overSockets)
+    func forbiddenAnswersTheBackendBodyWithoutExpiring(over transport: Transport) async throws {
+        try await withApp(over: transport) { server in
             let session = try await login(server)
             try await server.admin.faults.add(.forbidden, match: .init(path: "/v2/player/*/balance"), times: 1)
             let headers = ["X-SessionId": session.sessionId]
@@ -55,8 +66,9 @@ struct FaultTests {
         }
     }
 
-    @Test func delayHoldsTheHead() async throws {
-        try await withRunningServer { server in
+    @Test(arguments: Transport.overSockets)
+    func delayHoldsTheHead(over transport: Transport) async throws {
+        try await withApp(over: transport) { server in
             try await server.admin.faults.add(.delay(milliseconds: 300), match: .init(path: "/health"))
             let start = ContinuousClock.now
             #expect(try await server.request("GET", "/health").status == 200)
@@ -64,11 +76,12 @@ struct FaultTests {
         }
     }
 
-    @Test func latencyHoldsEveryWrite() async throws {
-        try await withRunningServer { server in
+    @Test(arguments: Transport.overSockets)
+    func latencyHoldsEveryWrite(over transport: Transport) async throws {
+        try await withApp(over: transport) { server in
             try await server.admin.faults.add(.latency(milliseconds: 100), match: .init(path: "/sse/channels/slow"))
             let start = ContinuousClock.now
-            let client = try await openChannel(server, "slow")
+            let client = try await openChannelStream(server, "slow")
             for index in 1...3 { publish(server, "slow", "e\(index)") }
             try await client.receive(untilContains: "data: e3")
             // The head and three events, each a write held 100 ms.
@@ -76,15 +89,18 @@ struct FaultTests {
         }
     }
 
-    @Test(arguments: [false, true])
-    func dropAfterEventsClosesAfterTheNthEvent(reset: Bool) async throws {
-        try await withRunningServer { server in
+    @Test(arguments: Transport.overSockets, [false, true])
+    func dropAfterEventsClosesAfterTheNthEvent(over transport: Transport, reset: Bool) async throws {
+        try await withApp(over: transport) { server in
             try await server.admin.faults.add(
                 .dropAfterEvents(2, reset: reset), match: .init(path: "/sse/channels/drop"))
-            let client = try await openChannel(server, "drop")
+            let client = try await openChannelStream(server, "drop")
             for index in 1...3 { publish(server, "drop", "e\(index)") }
             let outcome = await client.waitForClose(timeout: .seconds(10))
             #expect(outcome == (reset ? .reset : .fin))
+            if transport == .h2 || transport == .h2c {
+                #expect(client.http2ResetCode == (reset ? HTTP2ErrorCode.internalError : HTTP2ErrorCode.cancel))
+            }
             if !reset { #expect(eventsIn(client.streamedBody) == ["e1", "e2"]) }
         }
     }

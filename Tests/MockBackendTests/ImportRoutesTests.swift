@@ -113,8 +113,9 @@ struct ImportRoutesTests {
         #expect(progress?["totalCount"] as? Int == 150)
     }
 
-    @Test func streamStartsWithTheCommentAndRetry() async throws {
-        try await withInMemoryApp(Self.manual()) { server in
+    @Test(arguments: Transport.available)
+    func streamStartsWithTheCommentAndRetry(over transport: Transport) async throws {
+        try await withApp(over: transport, Self.manual()) { server in
             let accepted = try JSONDecoder().decode(
                 Accepted.self, from: Data(try await upload(server, booksCSV(rows: 3)).body))
             let stream = try await server.openStream("\(accepted.sseUrl)")
@@ -125,8 +126,9 @@ struct ImportRoutesTests {
         }
     }
 
-    @Test func reconnectAfterCompleteGets204AndAfterAnEarlierIDTheRest() async throws {
-        try await withInMemoryApp(Self.manual()) { server in
+    @Test(arguments: Transport.available)
+    func reconnectAfterCompleteGets204AndAfterAnEarlierIDTheRest(over transport: Transport) async throws {
+        try await withApp(over: transport, Self.manual()) { server in
             let accepted = try JSONDecoder().decode(
                 Accepted.self, from: Data(try await upload(server, booksCSV(rows: 20)).body))
             try await server.admin.imports.complete(accepted.jobId)

@@ -31,8 +31,9 @@ func expectPlayerError(_ response: RawResponse, status: Int, _ message: String? 
 
 @Suite("Player API")
 struct PlayerRoutesTests {
-    @Test func loginAnswersTheBackendShapeWithANumericUserIdAndACookie() async throws {
-        try await withInMemoryApp { server in
+    @Test(arguments: Transport.available)
+    func loginAnswersTheBackendShapeWithANumericUserIdAndACookie(over transport: Transport) async throws {
+        try await withApp(over: transport) { server in
             let response = try await server.request(
                 "POST", "/v1/player/legislation/login", body: #"{"username":"demo","password":"demo1234"}"#)
             #expect(response.status == 200)
@@ -74,8 +75,9 @@ struct PlayerRoutesTests {
         }
     }
 
-    @Test func authenticatedRoutesAnswerWithTheSession() async throws {
-        try await withInMemoryApp { server in
+    @Test(arguments: Transport.available)
+    func authenticatedRoutesAnswerWithTheSession(over transport: Transport) async throws {
+        try await withApp(over: transport) { server in
             let session = try await login(server)
             let headers = ["X-SessionId": session.sessionId, "X-Session-Type": "others"]
             let details = try await server.request("GET", "/v1/player/7000001/details", headers: headers)
@@ -111,8 +113,9 @@ struct PlayerRoutesTests {
         }
     }
 
-    @Test func casinoRouteReadsTheSessionCookie() async throws {
-        try await withInMemoryApp { server in
+    @Test(arguments: Transport.available)
+    func casinoRouteReadsTheSessionCookie(over transport: Transport) async throws {
+        try await withApp(over: transport) { server in
             let session = try await login(server)
             let response = try await server.request(
                 "GET", "/v1/casino/games/recent", headers: ["Cookie": "theme=dark; sessionId=\(session.sessionId)"])
@@ -123,8 +126,9 @@ struct PlayerRoutesTests {
         }
     }
 
-    @Test func everyRefusedSessionGets403WithTheBackendBody() async throws {
-        try await withInMemoryApp { server in
+    @Test(arguments: Transport.available)
+    func everyRefusedSessionGets403WithTheBackendBody(over transport: Transport) async throws {
+        try await withApp(over: transport) { server in
             let demo = try await login(server)
             let alice = try await login(server, "alice", "alice1234")
             try expectPlayerError(
@@ -151,8 +155,9 @@ struct PlayerRoutesTests {
         }
     }
 
-    @Test func logoutEndsTheSession() async throws {
-        try await withInMemoryApp { server in
+    @Test(arguments: Transport.available)
+    func logoutEndsTheSession(over transport: Transport) async throws {
+        try await withApp(over: transport) { server in
             let session = try await login(server)
             let logout = try await server.request(
                 "POST", "/v1/player/logout", headers: ["X-SessionId": session.sessionId])
@@ -168,8 +173,9 @@ struct PlayerRoutesTests {
     /// One switch acts everywhere: REST answers 403, the open stream gets
     /// SESSION_EXPIRATION and ends, a reconnect gets 403, a fresh login works, and another
     /// session of the same user keeps its stream.
-    @Test func oneExpiryActsEverywhereAtOnce() async throws {
-        try await withInMemoryApp { server in
+    @Test(arguments: Transport.available)
+    func oneExpiryActsEverywhereAtOnce(over transport: Transport) async throws {
+        try await withApp(over: transport) { server in
             let session = try await login(server)
             let other = try await login(server)
             let stream = try await openUserInfo(server, session: session.sessionId)
@@ -207,8 +213,9 @@ struct PlayerRoutesTests {
         }
     }
 
-    @Test func terminateSendsSessionTerminated() async throws {
-        try await withInMemoryApp { server in
+    @Test(arguments: Transport.available)
+    func terminateSendsSessionTerminated(over transport: Transport) async throws {
+        try await withApp(over: transport) { server in
             let session = try await login(server)
             let stream = try await openUserInfo(server, session: session.sessionId)
             #expect(
@@ -226,8 +233,9 @@ struct PlayerRoutesTests {
         }
     }
 
-    @Test func expireSessionsOfAUserWithKicked() async throws {
-        try await withInMemoryApp { server in
+    @Test(arguments: Transport.available)
+    func expireSessionsOfAUserWithKicked(over transport: Transport) async throws {
+        try await withApp(over: transport) { server in
             let first = try await login(server)
             let second = try await login(server)
             let expired = try await server.admin.users.expireSessions(of: 7_000_001, reason: "Kicked")
@@ -239,12 +247,13 @@ struct PlayerRoutesTests {
 
     /// On the manual clock, so that a busy machine cannot let the TTL pass before the
     /// stream opens.
-    @Test func sessionTTLExpiresSessionsAndTheirStreams() async throws {
+    @Test(arguments: Transport.available)
+    func sessionTTLExpiresSessionsAndTheirStreams(over transport: Transport) async throws {
         var configuration = MockBackendConfiguration.forTesting()
         configuration.clock = .manual
         // Shorter than the idle close (60 s), so it is the TTL that ends the stream.
         configuration.player.sessionTTL = .seconds(30)
-        try await withInMemoryApp(configuration) { server in
+        try await withApp(over: transport, configuration) { server in
             let session = try await login(server)
             let stream = try await openUserInfo(server, session: session.sessionId)
             #expect(

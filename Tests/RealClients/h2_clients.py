@@ -99,6 +99,27 @@ class Client:
         self.flush()
         return stream
 
+    def upload(self, path, size, seconds):
+        """POSTs `size` bytes to `path`, sending as flow control lets it, for up to `seconds`.
+        Returns the stream and how many bytes went."""
+        stream = self.conn.get_next_available_stream_id()
+        self.conn.send_headers(stream, [(":method", "POST"), (":path", path), (":scheme", "http"),
+                                        (":authority", "127.0.0.1"), ("content-length", str(size))])
+        self.flush()
+        sent = 0
+        deadline = time.monotonic() + seconds
+        while time.monotonic() < deadline and not self.closed:
+            room = min(self.conn.local_flow_control_window(stream), self.conn.max_outbound_frame_size, size - sent)
+            if room > 0:
+                sent += room
+                self.conn.send_data(stream, b"x" * room, end_stream=sent == size)
+                self.flush()
+                continue
+            if sent == size and self.of(h2.events.StreamEnded, stream):
+                break
+            self.pump(0.05)
+        return stream, sent
+
     def pump(self, seconds, until=None, acknowledge=True):
         """Reads for up to `seconds` (or until `until()`), acknowledging data unless told not to."""
         deadline = time.monotonic() + seconds
@@ -292,6 +313,11 @@ def main(binary):
         check("the journal names the protocol and the stream",
               h2_entries and all(isinstance(e.get("request", e).get("streamId"), int) for e in h2_entries),
               entries[:2])
+        cancelled = [e for e in h2_entries if e.get("headers", {}).get("x-client-id") == "c0"]
+        check("and the RST_STREAM the client sent, with its code",
+              cancelled and cancelled[0].get("http2Endings") == [
+                  {"frame": "RST_STREAM", "code": CANCEL, "codeName": "CANCEL", "sentBy": "client"}],
+              cancelled[:1])
 
         # 4. Flow control.
         client = Client(plain, settings={h2.settings.SettingCodes.INITIAL_WINDOW_SIZE: 100})
@@ -329,6 +355,10 @@ def main(binary):
                   client.body(faulted) == b"id: 1\ndata: one\n\n" and [r.error_code for r in resets(client, faulted)] == [code]
                   and client.status(other) == "200" and not client.closed, (client.body(faulted), resets(client, faulted)))
             client.close()
+            entry = get_json(base, "/__admin/requests?limit=1&path=/h2/faulted")[0]
+            check(f"{kind} {fields}: the journal shows the RST_STREAM {code} the server sent",
+                  [(e["frame"], e["code"], e["sentBy"]) for e in entry.get("http2Endings", [])]
+                  == [("RST_STREAM", code, "server")], entry.get("http2Endings"))
         fault("goaway", code=ENHANCE_YOUR_CALM, afterEvents=1, lastStreamId=1)
         client = Client(plain)
         faulted = client.get("/h2/faulted")
@@ -338,6 +368,10 @@ def main(binary):
               goaway and int.from_bytes(goaway[0][4:8], "big") == ENHANCE_YOUR_CALM
               and int.from_bytes(goaway[0][:4], "big") & 0x7FFFFFFF == 1, frames_back[-2:])
         client.close()
+        entry = get_json(base, "/__admin/requests?limit=1&path=/h2/faulted")[0]
+        check("goaway: the journal shows it on the stream, with its code and last stream id",
+              {"frame": "GOAWAY", "code": ENHANCE_YOUR_CALM, "codeName": "ENHANCE_YOUR_CALM", "sentBy": "server",
+               "lastStreamId": 1} in entry.get("http2Endings", []), entry.get("http2Endings"))
         post(base, "/__admin/faults", {"fault": {"kind": "max_concurrent_streams", "n": 2}, "times": 1})
         client = Client(plain)
         client.pump(1, until=lambda: client.of(h2.events.RemoteSettingsChanged))
@@ -356,6 +390,28 @@ def main(binary):
         window = client.conn.remote_flow_control_window(faulted)
         check("window_stall: after its bytes no DATA comes, though the stream's window is open",
               held == b"id: 1\ndata" and window > 1000 and not resets(client, faulted), (held, window))
+        client.close()
+        # window_stall on a request body: no WINDOW_UPDATE past its bytes, so the upload
+        # stops where the client's window ends; without it the same upload goes through.
+        post(base, "/__admin/mappings", {"request": {"method": "POST", "urlPath": "/h2/upload"},
+                                         "response": {"status": 200, "body": "got it"}})
+        client = Client(plain)
+        stream, sent = client.upload("/h2/upload", 200_000, seconds=3)
+        check("an upload of 200,000 bytes over h2 goes through as the server opens the window",
+              sent == 200_000 and client.status(stream) == "200" and client.body(stream) == b"got it",
+              (sent, client.status(stream)))
+        client.close()
+        post(base, "/__admin/faults", {"match": {"path": "/h2/upload"},
+                                       "fault": {"kind": "window_stall", "afterBytes": 1000}, "times": 1})
+        client = Client(plain)
+        stream, sent = client.upload("/h2/upload", 200_000, seconds=1.5)
+        window = client.conn.local_flow_control_window(stream)
+        other = client.get("/health")
+        client.pump(2, until=lambda: client.of(h2.events.StreamEnded, other))
+        check("window_stall on a request body: the window never opens again (65,535 bytes, then nothing), "
+              "no answer comes, and the connection's other streams go on",
+              sent == 65_535 and window == 0 and client.status(stream) is None and client.status(other) == "200",
+              (sent, window, client.status(stream), client.status(other)))
         client.close()
         fault("content_length_on_stream")
         client = Client(plain)

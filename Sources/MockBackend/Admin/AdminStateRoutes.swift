@@ -39,6 +39,7 @@ struct AdminStateRoutes {
             // After the streams are cleared, so the seeded sessions start on fresh streams.
             workflows.reset(to: scenario.workflows)
             journal.clear()
+            journal.http2Endings.clear()
             faults?.removeAll()
             stubs?.reset()
             proxySessions?.reset()

@@ -129,6 +129,19 @@ public final class MockBackendApp: Sendable {
         http.loggedTarget = { [redaction = proxy.redaction] in redaction.loggedTarget(of: $0) }
         // A `max_concurrent_streams` fault rule lowers what new HTTP/2 connections announce.
         http.http2Settings = { [faults] in faults.http2Settings() }
+        http.onHTTP2Ending = { [endings = requests.http2Endings] in endings.note($0) }
+        // A `window_stall` rule on an h2 request with a body keeps its window shut.
+        http.http2RequestWindowStall = { [faults, events] head in
+            guard let rule = faults.fireRequestWindowStall(for: head),
+                case .windowStall(let afterBytes) = rule.fault
+            else { return nil }
+            events.publish(
+                .faultFired(
+                    .init(
+                        fault: rule.id, kind: rule.fault.kind, method: head.method, target: head.target,
+                        connection: head.connectionID)))
+            return afterBytes
+        }
         server = HTTPServer(configuration: http, responder: responder, logger: logger)
         tlsServer = configuration.tls.map { tls in
             var http = http
@@ -183,7 +196,7 @@ public final class MockBackendApp: Sendable {
         let adminMiddleware: [any HTTPMiddleware] = adminToken.map { [AdminAuthenticationMiddleware(token: $0)] } ?? []
         router.group(AdminAPI.prefix, middleware: adminMiddleware) { admin in
             AdminHealthRoutes().register(on: &admin)
-            AdminStreamRoutes(streams: streams).register(on: &admin)
+            AdminStreamRoutes(streams: streams, http2Endings: requests.http2Endings).register(on: &admin)
             AdminSessionRoutes(player: player).register(on: &admin)
             AdminUserRoutes(player: player).register(on: &admin)
             AdminStateRoutes(

@@ -64,11 +64,31 @@ package final class FaultStore: Sendable {
     }
 
     /// The rule that fires for `request`, counted as fired; nil when none does. A
-    /// `max_concurrent_streams` rule acts on connections, not requests, and never fires here.
+    /// `max_concurrent_streams` rule acts on connections, not requests, and never fires here;
+    /// nor does a `window_stall` on an HTTP/2 request with a body, which acted on the body
+    /// (`fireRequestWindowStall`).
     func fire(for request: HTTPRequest) -> FaultRule? {
+        fire(for: request) { fault in
+            switch fault {
+            case .maxConcurrentStreams: false
+            case .windowStall: request.version != .http2 || request.body.isEmpty
+            default: true
+            }
+        }
+    }
+
+    /// The `window_stall` rule that fires for the head of an HTTP/2 request with a body,
+    /// counted as fired: its stream's window stays shut past `afterBytes` of the body.
+    func fireRequestWindowStall(for head: HTTPRequest) -> FaultRule? {
+        fire(for: head) { fault in
+            if case .windowStall = fault { true } else { false }
+        }
+    }
+
+    private func fire(for request: HTTPRequest, where applies: (Fault) -> Bool) -> FaultRule? {
         rules.withLock { rules in
             for index in rules.indices where Self.matches(rules[index].match, request) {
-                if case .maxConcurrentStreams = rules[index].fault { continue }
+                guard applies(rules[index].fault) else { continue }
                 if let times = rules[index].times, times <= 0 { continue }
                 if let probability = rules[index].probability, probability < 1 {
                     let roll = Double(ids.number(in: 0...999_999)) / 1_000_000

@@ -25,6 +25,9 @@ package final class RequestJournal: Sendable {
     package let capacity: Int
     /// Where each recorded request is also published as a `request` event.
     private let events: AdminEventFeed?
+    /// The RST_STREAM and GOAWAY frames of HTTP/2 exchanges, shown with their entries and
+    /// with the stream journal's records; cleared by a reset, not with the entries.
+    package let http2Endings = HTTP2EndingLog()
     private let state: LockedValue<State>
     static let excerptLength = 1024
     /// Entries whose answers are kept for the HAR export (`ResponseCapture`), newest
@@ -155,6 +158,7 @@ package final class RequestJournal: Sendable {
             if stream >= 0 {
                 entry.streamId = stream
                 entry.http2Connection = http2Connection
+                entry.http2Endings = http2Endings.endings(exchange: entry.connection)
             }
             entry.fault = record.readOptionalString()
             if record.readBool() {

@@ -6,12 +6,18 @@ import ServerSentEvents
 /// push an event into a live stream, drop its connections.
 struct AdminStreamRoutes {
     let streams: EventStreamRegistry
+    /// The HTTP/2 frames that ended exchanges, shown with the records of theirs.
+    let http2Endings: HTTP2EndingLog
 
     func register(on admin: inout RouterGroup) {
-        let streams = streams
+        let (streams, http2Endings) = (streams, http2Endings)
         admin.get("/streams") { _ in try .json(streams.all.map(\.snapshot)) }
         admin.get("/streams/connections") { request in
-            try .json(streams.journal.snapshots(stream: request.queryValue("stream")))
+            var records = streams.journal.snapshots(stream: request.queryValue("stream"))
+            for index in records.indices {
+                records[index].http2Endings = http2Endings.endings(exchange: records[index].connection)
+            }
+            return try .json(records)
         }
         admin.post("/streams/{stream...}/events") { request in
             let name = request.pathParameters["stream"] ?? ""

@@ -178,11 +178,21 @@ final class HTTP2Connection: SocketChannelOwner, HTTP2SessionDelegate, @unchecke
     }
 
     func http2ReceivedHead(stream id: Int32, endStream: Bool) {
-        if endStream, let stream = streams[id] { dispatch(stream) }
+        guard let stream = streams[id] else { return }
+        if endStream { return dispatch(stream) }
+        if let head = request(of: stream) {
+            stream.windowStallAfter = context.configuration.http2RequestWindowStall(head)
+        }
     }
 
     func http2Received(data: UnsafeRawBufferPointer, stream id: Int32) {
-        guard let stream = streams[id], !stream.dispatched else { return }
+        guard let stream = streams[id] else { return session.consume(stream: id, count: data.count) }
+        let before = stream.receivedBodyBytes
+        stream.receivedBodyBytes += data.count
+        // Within a window stall's bytes the window refills; past them it stays shut.
+        let given = stream.windowStallAfter.map { max(0, min(data.count, $0 - before)) } ?? data.count
+        if given > 0 { session.consume(stream: id, count: given) }
+        guard !stream.dispatched else { return }
         guard stream.body.count + data.count <= context.configuration.limits.maxBodyBytes else {
             stream.bodyTooLarge = true
             dispatch(stream)
@@ -200,6 +210,28 @@ final class HTTP2Connection: SocketChannelOwner, HTTP2SessionDelegate, @unchecke
             goAway ? "h2 GOAWAY received" : "h2 RST_STREAM received",
             metadata: ["connection": "\(self.id)", "stream": "\(id)", "code": "\(code)"])
         if goAway { shuttingDown = true }
+        note(goAway ? .goAway : .rstStream, code: code, stream: goAway ? nil : id, lastStream: nil, sentByServer: false)
+    }
+
+    func http2SentReset(stream id: Int32, code: UInt32, goAwayLastStream: Int32?) {
+        let goAway = goAwayLastStream != nil
+        note(
+            goAway ? .goAway : .rstStream, code: code, stream: goAway ? nil : id, lastStream: goAwayLastStream,
+            sentByServer: true)
+    }
+
+    /// Tells the journals of a RST_STREAM on `stream`, or of a GOAWAY (`stream` nil) for
+    /// every exchange open on the connection.
+    private func note(
+        _ frame: HTTP2EndingNote.Frame, code: UInt32, stream id: Int32?, lastStream: Int32?, sentByServer: Bool
+    ) {
+        let affected = id.map { streams[$0].map { [$0] } ?? [] } ?? Array(streams.values)
+        for stream in affected where stream.exchangeID != 0 {
+            context.configuration.onHTTP2Ending(
+                HTTP2EndingNote(
+                    exchangeID: stream.exchangeID, frame: frame, code: code, lastStreamID: lastStream,
+                    sentByServer: sentByServer))
+        }
     }
 
     /// At most this many SETTINGS and PING frames a second (RFC 9113 §10.5: a peer that
@@ -245,22 +277,11 @@ final class HTTP2Connection: SocketChannelOwner, HTTP2SessionDelegate, @unchecke
     private func dispatch(_ stream: HTTP2Stream) {
         guard !stream.dispatched else { return }
         stream.dispatched = true
-        guard let method = stream.method, let path = stream.path, method != "CONNECT" else {
+        guard var request = request(of: stream) else {
             session.reset(stream: stream.id, code: NGHTTP2_PROTOCOL_ERROR.rawValue)
             return
         }
-        var headers = HTTPHeaders()
-        if let authority = stream.authority, !stream.headers.contains("Host") { headers.add("Host", authority) }
-        for (name, value) in stream.headers { headers.add(name, value) }
-        if !stream.cookies.isEmpty { headers.add("cookie", stream.cookies.joined(separator: "; ")) }
-        var request = HTTPRequest(method: method, target: path, headers: headers, body: stream.body)
-        request.version = .http2
-        stream.exchangeID = context.newExchangeID()
-        request.connectionID = stream.exchangeID
-        request.http2ConnectionID = id
-        request.streamID = stream.id
-        request.remoteAddress = peerHost
-        request.scheme = context.scheme
+        request.body = stream.body
         stream.request = request
         stream.startedAt = .now
         let response =
@@ -269,6 +290,25 @@ final class HTTP2Connection: SocketChannelOwner, HTTP2SessionDelegate, @unchecke
             : context.responder.respond(to: request)
         start(response, on: stream)
         pump()
+    }
+
+    /// The request of `stream` as far as it has come (its body aside); nil when its head
+    /// lacks `:method` or `:path`, or asks for CONNECT. The stream gets its exchange id here.
+    private func request(of stream: HTTP2Stream) -> HTTPRequest? {
+        guard let method = stream.method, let path = stream.path, method != "CONNECT" else { return nil }
+        if stream.exchangeID == 0 { stream.exchangeID = context.newExchangeID() }
+        var headers = HTTPHeaders()
+        if let authority = stream.authority, !stream.headers.contains("Host") { headers.add("Host", authority) }
+        for (name, value) in stream.headers { headers.add(name, value) }
+        if !stream.cookies.isEmpty { headers.add("cookie", stream.cookies.joined(separator: "; ")) }
+        var request = HTTPRequest(method: method, target: path, headers: headers)
+        request.version = .http2
+        request.connectionID = stream.exchangeID
+        request.http2ConnectionID = id
+        request.streamID = stream.id
+        request.remoteAddress = peerHost
+        request.scheme = context.scheme
+        return request
     }
 
     // MARK: - Responses

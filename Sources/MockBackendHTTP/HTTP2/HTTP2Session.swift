@@ -18,6 +18,9 @@ protocol HTTP2SessionDelegate: AnyObject {
     func http2Closed(stream: Int32, code: UInt32)
     /// The client reset a stream or sent GOAWAY (`stream` 0), with this code.
     func http2ReceivedReset(stream: Int32, code: UInt32, goAway: Bool)
+    /// The session sent a RST_STREAM for `stream`, or a GOAWAY (`stream` 0, with the last
+    /// stream id), with this code: ours or one nghttp2 sent itself.
+    func http2SentReset(stream: Int32, code: UInt32, goAwayLastStream: Int32?)
     /// A SETTINGS (not an acknowledgement) or PING frame came: what floods are made of.
     func http2ReceivedControlFrame()
     /// The response body's next bytes for `stream`, copied into `buffer`.
@@ -62,6 +65,9 @@ final class HTTP2Session {
         nghttp2_option_set_stream_reset_rate_limit(option, Self.resetBurst, Self.resetsPerSecond)
         nghttp2_option_set_max_outbound_ack(option, 1000)
         nghttp2_option_set_max_deflate_dynamic_table_size(option, 4096)
+        // The connection gives request body bytes back to the window itself (`consume`),
+        // so a `window_stall` can keep it shut.
+        nghttp2_option_set_no_auto_window_update(option, 1)
         nghttp2_session_server_new2(&session, callbacks, Unmanaged.passUnretained(self).toOpaque(), option)
         var entries = [
             nghttp2_settings_entry(
@@ -118,12 +124,7 @@ final class HTTP2Session {
     /// Submits a response head; `hasBody` gives it a body read from the delegate.
     @discardableResult
     func submitResponse(stream: Int32, fields: [(String, String)], hasBody: Bool) -> Bool {
-        var storage: [[UInt8]] = []
-        for (name, value) in fields {
-            storage.append(Array(name.utf8))
-            storage.append(Array(value.utf8))
-        }
-        return withHeaderVector(storage) { vector in
+        HTTP2HeaderVector.with(fields) { vector in
             var provider = nghttp2_data_provider()
             provider.read_callback = Self.readBody
             if hasBody {
@@ -152,33 +153,10 @@ final class HTTP2Session {
     /// The last stream the server has processed (GOAWAY's default).
     var lastProcessedStream: Int32 { nghttp2_session_get_last_proc_stream_id(session) }
 
-    /// Acknowledges `count` request body bytes of `stream`, so the window opens again.
+    /// Gives `count` body bytes of `stream` back to its window and the connection's: window
+    /// updates follow as nghttp2 sees fit. (Bytes nghttp2 ignores it gives back itself.)
     func consume(stream: Int32, count: Int) {
         nghttp2_session_consume(session, stream, count)
-    }
-
-    private func withHeaderVector<Result>(
-        _ storage: [[UInt8]], _ body: (UnsafeMutableBufferPointer<nghttp2_nv>) -> Result
-    ) -> Result {
-        var storage = storage
-        var vector: [nghttp2_nv] = []
-        return storage.withUnsafeMutableBufferPointer { parts in
-            // The field bytes stay alive for the call; nghttp2 copies them.
-            var pointers: [UnsafeMutablePointer<UInt8>] = []
-            for index in parts.indices {
-                let pointer = UnsafeMutablePointer<UInt8>.allocate(capacity: max(parts[index].count, 1))
-                pointer.initialize(from: parts[index], count: parts[index].count)
-                pointers.append(pointer)
-            }
-            defer { for pointer in pointers { pointer.deallocate() } }
-            for index in stride(from: 0, to: parts.count, by: 2) {
-                vector.append(
-                    nghttp2_nv(
-                        name: pointers[index], value: pointers[index + 1], namelen: parts[index].count,
-                        valuelen: parts[index + 1].count, flags: UInt8(NGHTTP2_NV_FLAG_NONE.rawValue)))
-            }
-            return vector.withUnsafeMutableBufferPointer { body($0) }
-        }
     }
 
     // MARK: - nghttp2's callbacks
@@ -236,6 +214,23 @@ final class HTTP2Session {
                 delegate.http2ReceivedReset(stream: 0, code: frame.pointee.goaway.error_code, goAway: true)
             case NGHTTP2_SETTINGS.rawValue, NGHTTP2_PING.rawValue:
                 if header.flags & UInt8(NGHTTP2_FLAG_ACK.rawValue) == 0 { delegate.http2ReceivedControlFrame() }
+            default:
+                break
+            }
+            return 0
+        }
+        nghttp2_session_callbacks_set_on_frame_send_callback(callbacks) { _, frame, userData in
+            guard let frame else { return 0 }
+            let delegate = HTTP2Session.owner(userData).delegate
+            switch UInt32(frame.pointee.hd.type) {
+            case NGHTTP2_RST_STREAM.rawValue:
+                delegate.http2SentReset(
+                    stream: frame.pointee.hd.stream_id, code: frame.pointee.rst_stream.error_code,
+                    goAwayLastStream: nil)
+            case NGHTTP2_GOAWAY.rawValue:
+                delegate.http2SentReset(
+                    stream: 0, code: frame.pointee.goaway.error_code,
+                    goAwayLastStream: frame.pointee.goaway.last_stream_id)
             default:
                 break
             }

@@ -31,6 +31,10 @@ final class HTTP2Stream {
     var cookies: [String] = []
     var headerBytes = 0
     var body: [UInt8] = []
+    /// Body bytes received, kept or not.
+    var receivedBodyBytes = 0
+    /// Past this many body bytes the window stays shut (`http2RequestWindowStall`).
+    var windowStallAfter: Int?
     var bodyTooLarge = false
     /// The request has gone to the responder.
     var dispatched = false

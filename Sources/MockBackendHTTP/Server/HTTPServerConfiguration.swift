@@ -42,6 +42,13 @@ public struct HTTPServerConfiguration: Sendable {
     /// The SETTINGS each new HTTP/2 connection announces, asked for at its start (a fault
     /// may lower the stream limit).
     public var http2Settings: @Sendable () -> HTTP2Settings = { HTTP2Settings() }
+    /// Told of every RST_STREAM and GOAWAY that ends an HTTP/2 exchange, either way (the
+    /// journals keep them). Called on a connection's loop: it must not block.
+    public var onHTTP2Ending: @Sendable (HTTP2EndingNote) -> Void = { _ in }
+    /// Asked with the head of each HTTP/2 request that has a body (no body yet): a number
+    /// stops the window updates of its stream once that many body bytes came, so the
+    /// client cannot send the rest (a `window_stall` fault); nil lets the body flow.
+    public var http2RequestWindowStall: @Sendable (HTTPRequest) -> Int? = { _ in nil }
 
     public init(host: String = "127.0.0.1", port: Int = 0) {
         self.host = host

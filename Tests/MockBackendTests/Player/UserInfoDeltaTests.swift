@@ -10,8 +10,9 @@ import Testing
 /// connects; a reconnect with Last-Event-ID gets what it missed, within its session.
 @Suite("User-info stream: deltas and resume")
 struct UserInfoDeltaTests {
-    @Test func aFreshConnectionGetsNoEarlierPostingsAndNoPushedFrames() async throws {
-        try await withInMemoryApp { server in
+    @Test(arguments: Transport.available)
+    func aFreshConnectionGetsNoEarlierPostingsAndNoPushedFrames(over transport: Transport) async throws {
+        try await withApp(over: transport) { server in
             // An earlier session's posting, and a frame pushed before the new session began.
             let earlier = try await login(server)
             try await postBalance(server, -5)
@@ -33,8 +34,9 @@ struct UserInfoDeltaTests {
         }
     }
 
-    @Test func aReconnectWithLastEventIDGetsWhatItMissed() async throws {
-        try await withInMemoryApp { server in
+    @Test(arguments: Transport.available)
+    func aReconnectWithLastEventIDGetsWhatItMissed(over transport: Transport) async throws {
+        try await withApp(over: transport) { server in
             let session = try await login(server)
             let first = try await openUserInfo(server, session: session.sessionId)
             #expect(await waitForUserInfoSubscribers(server, 1))
@@ -57,9 +59,9 @@ struct UserInfoDeltaTests {
 
     @Test(
         "an id that means nothing for this session replays nothing",
-        arguments: ["earlier session", "never issued", "garbage"])
-    func anIDThatMeansNothingReplaysNothing(_ kind: String) async throws {
-        try await withInMemoryApp { server in
+        arguments: Transport.available, ["earlier session", "never issued", "garbage"])
+    func anIDThatMeansNothingReplaysNothing(over transport: Transport, _ kind: String) async throws {
+        try await withApp(over: transport) { server in
             let earlier = try await login(server)
             let old = try await openUserInfo(server, session: earlier.sessionId)
             #expect(await waitForUserInfoSubscribers(server, 1))
@@ -86,9 +88,9 @@ struct UserInfoDeltaTests {
 
     @Test(
         "every frame has an id, the terminal ones too",
-        arguments: ["expire", "terminate", "logout"])
-    func terminalFramesHaveAnID(_ ending: String) async throws {
-        try await withInMemoryApp { server in
+        arguments: Transport.available, ["expire", "terminate", "logout"])
+    func terminalFramesHaveAnID(over transport: Transport, _ ending: String) async throws {
+        try await withApp(over: transport) { server in
             let session = try await login(server)
             let stream = try await openUserInfo(server, session: session.sessionId)
             #expect(await waitForUserInfoSubscribers(server, 1))
@@ -113,8 +115,9 @@ struct UserInfoDeltaTests {
         }
     }
 
-    @Test func anotherSessionsEndIsNeitherSentNorReplayed() async throws {
-        try await withInMemoryApp { server in
+    @Test(arguments: Transport.available)
+    func anotherSessionsEndIsNeitherSentNorReplayed(over transport: Transport) async throws {
+        try await withApp(over: transport) { server in
             let leaving = try await login(server)
             let staying = try await login(server)
             let stream = try await openUserInfo(server, session: staying.sessionId)

@@ -20,7 +20,9 @@ struct UserInfoEndingTests {
         _ = await eventually {
             reason =
                 server.app.streams.journal.snapshots(stream: "userinfo/7000001")
-                .first { $0.requestHeaders["X-SessionId"] == session }?.endReason
+                // Header names as they came: HTTP/2 sends them in lower case.
+                .first { $0.requestHeaders.first { $0.key.lowercased() == "x-sessionid" }?.value == session }?
+                .endReason
             return reason != nil
         }
         return reason
@@ -32,11 +34,11 @@ struct UserInfoEndingTests {
             ("idle", "idle"), ("expire", "session_expired"), ("kick", "session_expired"),
             ("terminate", "session_terminated"), ("logout", "logout"), ("admin", "admin"),
             ("graceful", "admin"), ("client", "client_closed"), ("reset", "reset"),
-        ])
-    func theJournalTellsEveryEndApart(ending: String, expected: String) async throws {
+        ].flatMap { ending in Transport.available.map { (ending.0, ending.1, $0) } })
+    func theJournalTellsEveryEndApart(ending: String, expected: String, over transport: Transport) async throws {
         var configuration = MockBackendConfiguration.forTesting()
         configuration.clock = .manual
-        try await withInMemoryApp(configuration) { server in
+        try await withApp(over: transport, configuration) { server in
             let session = try await login(server)
             let stream = try await openUserInfo(server, session: session.sessionId)
             #expect(await waitForUserInfoSubscribers(server, 1))
@@ -65,10 +67,11 @@ struct UserInfoEndingTests {
         }
     }
 
-    @Test func anIdleCloseComesAfterTheTimeoutWithoutAnEventAndNotBefore() async throws {
+    @Test(arguments: Transport.available)
+    func anIdleCloseComesAfterTheTimeoutWithoutAnEventAndNotBefore(over transport: Transport) async throws {
         var configuration = MockBackendConfiguration.forTesting()
         configuration.clock = .manual
-        try await withInMemoryApp(configuration) { server in
+        try await withApp(over: transport, configuration) { server in
             let session = try await login(server)
             let stream = try await openUserInfo(server, session: session.sessionId)
             #expect(await waitForUserInfoSubscribers(server, 1))

@@ -25,6 +25,9 @@ public struct JournaledRequest: Codable, Sendable, Equatable {
     public var streamId: Int?
     /// Over HTTP/2: the id of the connection the stream is one of.
     public var http2Connection: UInt64?
+    /// Over HTTP/2: the RST_STREAM that ended the stream and the GOAWAY of its connection
+    /// while it was open, each sent or received, in order. Absent when there was none.
+    public var http2Endings: [HTTP2EndingFrame]?
     /// The fault that acted on this request, if one did: its kind, a space and the rule's id.
     public var fault: String?
     /// True when the request went upstream (proxy mode, or a mapping's `proxyBaseUrl`);

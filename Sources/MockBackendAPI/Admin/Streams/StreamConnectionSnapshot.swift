@@ -40,6 +40,9 @@ public struct StreamConnectionSnapshot: Codable, Sendable, Equatable {
     /// A proxied stream's upstream event ids as received (the first 200), in order; the
     /// events it was written besides them were pushes. Absent for other streams.
     public var upstreamIds: [String]?
+    /// Over HTTP/2: the RST_STREAM that ended the stream and the GOAWAY of its connection
+    /// while it was open, each sent or received, in order. Absent when there was none.
+    public var http2Endings: [HTTP2EndingFrame]?
 
     public init(
         id: Int, stream: String, protocol: String, connection: UInt64, client: String, connectedAt: String,

@@ -1,0 +1,97 @@
+#if canImport(CNghttp2)
+import Foundation
+import MockBackend
+import MockBackendHTTP
+import MockBackendSupport
+import MockBackendTesting
+
+/// The app reached over HTTP/2: h2 on its TLS listener, or h2c with prior knowledge on its
+/// plain one. Requests and streams share one connection, as browsers and URLSession share
+/// one per origin; a stream closed by the test ends with RST_STREAM CANCEL and leaves the
+/// connection to the others. A connection the server ended (a GOAWAY, a reset) is replaced
+/// by a new one for the next request, as a client library would. Admin calls (`admin`,
+/// `api`) stay on HTTP/1.1: they set a test up, the requests under test go over h2.
+public final class HTTP2App: AppUnderTest, Sendable {
+    public let server: RunningServer
+    /// Whether this is h2 over TLS rather than h2c.
+    public let overTLS: Bool
+    private let connection = LockedValue<HTTP2TestConnection?>(nil)
+
+    init(server: RunningServer, overTLS: Bool) {
+        self.server = server
+        self.overTLS = overTLS
+    }
+
+    public var app: MockBackendApp { server.app }
+    public var admin: AdminClient { server.admin }
+    public var api: TestAPIClient { server.api }
+
+    private var port: Int { overTLS ? (server.tlsPort ?? 0) : server.port }
+
+    /// The connection streams open on: the current one while the server still takes new
+    /// streams on it, else a new one.
+    func currentConnection() throws -> HTTP2TestConnection {
+        try connection.withLock { current in
+            if let current, current.isUsable { return current }
+            let fresh = try HTTP2TestConnection(port: port, tls: overTLS)
+            current = fresh
+            return fresh
+        }
+    }
+
+    /// Closes the connection; `withApp` calls it before the server stops.
+    func close() {
+        connection.withLock { $0 }?.close()
+    }
+
+    /// The fields of a request: the pseudo-header fields, then `headers` less those HTTP/2
+    /// forbids (RFC 9113 §8.2.2); a `Host` becomes `:authority`.
+    private func fields(_ method: String, _ target: String, headers: [String: String], body: String?) -> [(
+        String, String
+    )] {
+        var authority = "127.0.0.1:\(port)"
+        var rest: [(String, String)] = []
+        let connectionSpecific: Set = ["connection", "keep-alive", "proxy-connection", "transfer-encoding", "upgrade"]
+        for (name, value) in headers.sorted(by: { $0.key < $1.key }) {
+            let lower = name.lowercased()
+            if lower == "host" {
+                authority = value
+            } else if !connectionSpecific.contains(lower), lower != "content-length" {
+                rest.append((lower, value))
+            }
+        }
+        if let body {
+            if !rest.contains(where: { $0.0 == "content-type" }) { rest.append(("content-type", "application/json")) }
+            rest.append(("content-length", String(body.utf8.count)))
+        }
+        return [
+            (":method", method), (":scheme", overTLS ? "https" : "http"), (":authority", authority),
+            (":path", target),
+        ] + rest
+    }
+
+    public func request(_ method: String, _ target: String, headers: [String: String], body: String?) async throws
+        -> RawResponse
+    {
+        let stream = try open(method, target, headers: headers, body: body)
+        let response = try await stream.readResponse()
+        return method == "HEAD"
+            ? RawResponse(version: "HTTP/2", status: response.status, headers: response.headers, body: []) : response
+    }
+
+    public func openStream(_ target: String, headers: [String: String]) async throws -> any StreamClient {
+        let stream = try open("GET", target, headers: headers, body: nil)
+        try await stream.waitForHead()
+        return stream
+    }
+
+    private func open(_ method: String, _ target: String, headers: [String: String], body: String?) throws
+        -> HTTP2StreamClient
+    {
+        let connection = try currentConnection()
+        let id = try connection.submit(
+            fields: fields(method, target, headers: headers, body: body), body: body.map { Array($0.utf8) })
+        return HTTP2StreamClient(connection: connection, stream: id)
+    }
+}
+#endif
