@@ -128,7 +128,18 @@ public final class MockBackendApp: Sendable {
         var http = configuration.http
         http.loggedTarget = { [redaction = proxy.redaction] in redaction.loggedTarget(of: $0) }
         // A `max_concurrent_streams` fault rule lowers what new HTTP/2 connections announce.
-        http.http2Settings = { [faults] in faults.http2Settings() }
+        http.http2Settings = { [faults, events] connection in
+            let (settings, fired) = faults.http2Settings()
+            if let fired {
+                // It acts on the connection, whose first line is the preface's `PRI *`.
+                events.publish(
+                    .faultFired(
+                        .init(
+                            fault: fired.id, kind: fired.fault.kind, method: "PRI", target: "*",
+                            connection: connection)))
+            }
+            return settings
+        }
         http.onHTTP2Ending = { [endings = requests.http2Endings] in endings.note($0) }
         // A `window_stall` rule on an h2 request with a body keeps its window shut.
         http.http2RequestWindowStall = { [faults, events] head in

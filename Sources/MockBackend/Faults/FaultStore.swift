@@ -47,20 +47,22 @@ package final class FaultStore: Sendable {
     }
 
     /// The SETTINGS a new HTTP/2 connection announces: a `max_concurrent_streams` rule in
-    /// force lowers the stream limit, and counts the connection as fired.
-    package func http2Settings() -> HTTP2Settings {
+    /// force lowers the stream limit, and counts the connection as fired; it comes back as
+    /// `fired`.
+    package func http2Settings() -> (settings: HTTP2Settings, fired: FaultRule?) {
         var settings = HTTP2Settings()
-        rules.withLock { rules in
+        let fired = rules.withLock { rules -> FaultRule? in
             for index in rules.indices {
                 guard case .maxConcurrentStreams(let count) = rules[index].fault else { continue }
                 if let times = rules[index].times, times <= 0 { continue }
                 rules[index].fired += 1
                 if let times = rules[index].times { rules[index].times = times - 1 }
                 settings.maxConcurrentStreams = UInt32(count)
-                return
+                return rules[index]
             }
+            return nil
         }
-        return settings
+        return (settings, fired)
     }
 
     /// The rule that fires for `request`, counted as fired; nil when none does. A

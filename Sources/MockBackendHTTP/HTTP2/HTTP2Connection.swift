@@ -55,7 +55,7 @@ final class HTTP2Connection: SocketChannelOwner, HTTP2SessionDelegate, @unchecke
 
     /// Takes the socket over, with the bytes read so far (the preface first).
     func start(earlyBytes: [UInt8]) {
-        session = HTTP2Session(delegate: self, settings: context.configuration.http2Settings())
+        session = HTTP2Session(delegate: self, settings: context.configuration.http2Settings(id))
         channel.owner = self
         channel.shaper = nil
         timer.handler = { [weak self] in self?.idleTimeoutFired() }

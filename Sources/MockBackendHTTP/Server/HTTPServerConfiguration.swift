@@ -39,9 +39,9 @@ public struct HTTPServerConfiguration: Sendable {
     /// knowledge on a plain listener, h2 after ALPN on TLS). Default on where the build has
     /// HTTP/2 (`HTTP2Support.isAvailable`); off, the preface is answered 505 as before.
     public var http2 = HTTP2Support.isAvailable
-    /// The SETTINGS each new HTTP/2 connection announces, asked for at its start (a fault
-    /// may lower the stream limit).
-    public var http2Settings: @Sendable () -> HTTP2Settings = { HTTP2Settings() }
+    /// The SETTINGS each new HTTP/2 connection announces, asked for at its start with the
+    /// connection's id (a fault may lower the stream limit).
+    public var http2Settings: @Sendable (UInt64) -> HTTP2Settings = { _ in HTTP2Settings() }
     /// Told of every RST_STREAM and GOAWAY that ends an HTTP/2 exchange, either way (the
     /// journals keep them). Called on a connection's loop: it must not block.
     public var onHTTP2Ending: @Sendable (HTTP2EndingNote) -> Void = { _ in }
