@@ -20,31 +20,29 @@ struct SSEGzipTests {
 
     /// Opens `/sse/channels/NAME` accepting gzip; returns once the head is in and the
     /// connection is subscribed.
-    private static func subscribe(_ server: RunningServer, channel: String) async throws -> RawHTTPClient {
-        let client = try server.connect()
-        try client.send("GET /sse/channels/\(channel) HTTP/1.1\r\nHost: t\r\nAccept-Encoding: gzip\r\n\r\n")
-        try await client.receive(untilContains: "\r\n\r\n")
+    private static func subscribe(_ server: some AppUnderTest, channel: String) async throws -> any StreamClient {
+        let client = try await server.openStream("/sse/channels/\(channel)", headers: ["Accept-Encoding": "gzip"])
         _ = await eventually {
             server.app.streams.existingStream(named: "channels/\(channel)")?.snapshot.subscribers.count == 1
         }
         return client
     }
 
-    private static func push(_ server: RunningServer, channel: String, _ data: String) async throws {
+    private static func push(_ server: some AppUnderTest, channel: String, _ data: String) async throws {
         try await server.admin.streams.push(to: "channels/\(channel)", data: .string(data))
     }
 
     /// What the gzip body received so far inflates to; empty when it does not inflate.
-    private static func inflated(_ client: RawHTTPClient) -> String {
+    private static func inflated(_ client: any StreamClient) -> String {
         (try? String(decoding: GzipInflater().decompress(client.streamedBody), as: UTF8.self)) ?? ""
     }
 
     /// Receives until the body so far inflates to text ending in `suffix`.
-    private static func receiveUntilInflated(_ client: RawHTTPClient, endsWith suffix: String) async -> Bool {
+    private static func receiveUntilInflated(_ client: any StreamClient, endsWith suffix: String) async -> Bool {
         let deadline = ContinuousClock.now + TestTiming.scaled(.seconds(5))
         while ContinuousClock.now < deadline {
             if inflated(client).hasSuffix(suffix) { return true }
-            _ = try? await client.receive(timeout: .milliseconds(20))
+            await client.receiveSome(timeout: .milliseconds(20))
         }
         return inflated(client).hasSuffix(suffix)
     }
@@ -53,12 +51,13 @@ struct SSEGzipTests {
     /// before anything else is sent. Fails if the stream is not gzip, or if a broadcast
     /// part (event or heartbeat) is not flushed on its own (`Z_SYNC_FLUSH`) or skips the
     /// connection's deflater.
-    @Test func eachEventAndHeartbeatInflatesAsItArrives() async throws {
-        try await withRunningServer(Self.configuration(sseGzip: true)) { server in
+    @Test(arguments: Transport.overSockets)
+    func eachEventAndHeartbeatInflatesAsItArrives(over transport: Transport) async throws {
+        try await withApp(over: transport, Self.configuration(sseGzip: true)) { server in
             let client = try await Self.subscribe(server, channel: "zipped")
-            let head = String(decoding: client.buffer, as: UTF8.self).lowercased()
-            #expect(head.contains("content-encoding: gzip"), "\(head)")
-            #expect(head.contains(/vary: [^\n]*accept-encoding/), "\(head)")
+            let head = client.responseHeaders
+            #expect(head["Content-Encoding"] == "gzip", "\(head)")
+            #expect(head["Vary"]?.lowercased().contains("accept-encoding") == true, "\(head)")
 
             try await Self.push(server, channel: "zipped", "one")
             #expect(await Self.receiveUntilInflated(client, endsWith: "data: one\n\n"), "\(Self.inflated(client))")
@@ -71,11 +70,11 @@ struct SSEGzipTests {
     }
 
     /// Without the option a stream is sent as it is, even to a client that accepts gzip.
-    @Test func withoutTheOptionTheStreamIsPlainForAClientThatAcceptsGzip() async throws {
-        try await withRunningServer(Self.configuration(sseGzip: false)) { server in
+    @Test(arguments: Transport.overSockets)
+    func withoutTheOptionTheStreamIsPlainForAClientThatAcceptsGzip(over transport: Transport) async throws {
+        try await withApp(over: transport, Self.configuration(sseGzip: false)) { server in
             let client = try await Self.subscribe(server, channel: "plain")
-            let head = String(decoding: client.buffer, as: UTF8.self).lowercased()
-            #expect(!head.contains("content-encoding"), "\(head)")
+            #expect(client.responseHeaders["Content-Encoding"] == nil, "\(client.responseHeaders)")
             try await Self.push(server, channel: "plain", "as it is")
             try await client.receive(untilContains: "data: as it is\n\n")
         }

@@ -13,6 +13,10 @@ public protocol StreamClient: AnyObject {
     func readResponse(timeout: Duration) async throws -> RawResponse
     /// Waits for the server to end the stream and tells how it did.
     func waitForClose(timeout: Duration) async -> RawCloseOutcome
+    /// The answer's header fields.
+    var responseHeaders: HTTPHeaders { get }
+    /// Waits up to `timeout` for more of the body (less when it comes or the stream ends).
+    func receiveSome(timeout: Duration) async
     /// The client goes away.
     func close()
 }
@@ -34,6 +38,21 @@ extension StreamClient {
 extension RawHTTPClient: StreamClient {
     public func readResponse(timeout: Duration) async throws -> RawResponse {
         try await readResponse(timeout: timeout, forHEAD: false)
+    }
+
+    /// The fields of the head at the start of `buffer` (none until it is whole).
+    public var responseHeaders: HTTPHeaders {
+        guard let end = Self.find(Array("\r\n\r\n".utf8), in: buffer) else { return HTTPHeaders() }
+        let lines = String(decoding: buffer[..<end], as: UTF8.self).split(separator: "\r\n").dropFirst()
+        return HTTPHeaders(
+            lines.compactMap { line in
+                guard let colon = line.firstIndex(of: ":") else { return nil }
+                return (String(line[..<colon]), line[line.index(after: colon)...].trimmingCharacters(in: .whitespaces))
+            })
+    }
+
+    public func receiveSome(timeout: Duration) async {
+        _ = try? await receive(timeout: timeout)
     }
 }
 
@@ -61,6 +80,14 @@ public final class InMemoryStream: StreamClient {
     public var streamedBody: [UInt8] {
         app.run()
         return Array(sink.text.utf8)
+    }
+
+    public var responseHeaders: HTTPHeaders { headers }
+
+    public func receiveSome(timeout: Duration) async {
+        app.run()
+        try? await Task.sleep(for: min(timeout, .milliseconds(5)))
+        app.run()
     }
 
     public func receive(untilContains text: String, timeout: Duration) async throws {

@@ -46,7 +46,7 @@ extension HTTPConnection {
         // No timeout runs while a response is in flight. Passing through it even for a
         // response written at once re-arms the timeout after it.
         apply(machine.update(.responding, at: .now))
-        let (response, deflater) = applyingCompression(to: original, for: request)
+        let (response, deflater) = context.configuration.compression.applying(to: original, for: request)
         var keepAlive = requestedKeepAlive
         // A response that starts before its request's streamed body has arrived whole is
         // the connection's last: the rest of the body is read and dropped.

@@ -313,8 +313,11 @@ final class HTTP2Connection: SocketChannelOwner, HTTP2SessionDelegate, @unchecke
 
     // MARK: - Responses
 
-    private func start(_ response: HTTPResponse, on stream: HTTP2Stream) {
+    private func start(_ original: HTTPResponse, on stream: HTTP2Stream) {
         guard streams[stream.id] === stream, let request = stream.request else { return }
+        // gzip as over HTTP/1.1: a whole body now, a stream write by write.
+        let (response, deflater) = context.configuration.compression.applying(to: original, for: request)
+        stream.deflater = deflater
         stream.status = response.status
         stream.shaper = response.shaper
         let bodyless = request.method == "HEAD" || HTTPResponseEncoder.statusForbidsBody(response.status)
@@ -546,7 +549,9 @@ final class HTTP2Connection: SocketChannelOwner, HTTP2SessionDelegate, @unchecke
 
     func streamWrite(_ bytes: [UInt8], events: Int, stream id: Int32, from writer: HTTP2StreamWriter) {
         guard !isClosed, let stream = streams[id], stream.writer === writer, stream.producing else { return }
-        shape(bytes, kind: .body, events: events, stream: stream)
+        let encoded = stream.deflater?.compress(bytes) ?? bytes
+        guard !encoded.isEmpty else { return }
+        shape(encoded, kind: .body, events: events, stream: stream)
         advance(stream)
         pump()
     }
@@ -559,6 +564,9 @@ final class HTTP2Connection: SocketChannelOwner, HTTP2SessionDelegate, @unchecke
 
     private func finish(_ stream: HTTP2Stream) {
         stream.producing = false
+        if let trailer = stream.deflater?.finish(), !trailer.isEmpty {
+            shape(trailer, kind: .body, events: 0, stream: stream)
+        }
         shape([], kind: .end, events: 0, stream: stream)
         advance(stream)
     }

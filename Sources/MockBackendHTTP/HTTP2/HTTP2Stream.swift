@@ -51,6 +51,8 @@ final class HTTP2Stream {
     var headSent = false
     var blackholed = false
     var shaper: (any ResponseShaper)?
+    /// A gzipped stream's deflate state (`--sse-gzip`).
+    var deflater: GzipDeflater?
     var writer: HTTP2StreamWriter?
     /// Whether the producer may still write.
     var producing = false

@@ -31,6 +31,12 @@ public final class HTTP2StreamClient: StreamClient {
 
     public var streamedBody: [UInt8] { connection.stream(stream).body }
 
+    public var responseHeaders: HTTPHeaders { HTTPHeaders(connection.stream(stream).fields) }
+
+    public func receiveSome(timeout: Duration) async {
+        try? await Task.sleep(for: min(timeout, .milliseconds(5)))
+    }
+
     /// Waits for the answer's head; `RawClientError.closedByPeer` when the stream ends
     /// without one.
     func waitForHead(timeout: Duration = .seconds(20)) async throws {

@@ -1,10 +1,10 @@
-extension HTTPConnection {
-    /// `response` as sent to `request` under the server's `ResponseCompression`: a body
-    /// known in full is gzipped here; a compressed stream gets its deflater, used by every
-    /// later write. `Vary: Accept-Encoding` marks every response whose encoding depended on
-    /// the request (RFC 9110 §12.5.5), compressed or not.
-    func applyingCompression(to response: HTTPResponse, for request: HTTPRequest) -> (HTTPResponse, GzipDeflater?) {
-        let policy = context.configuration.compression
+extension ResponseCompression {
+    /// `response` as sent to `request` under this policy, over HTTP/1.1 or HTTP/2 alike: a
+    /// body known in full is gzipped here; a compressed stream gets its deflater, used by
+    /// every later write. `Vary: Accept-Encoding` marks every response whose encoding
+    /// depended on the request (RFC 9110 §12.5.5), compressed or not.
+    func applying(to response: HTTPResponse, for request: HTTPRequest) -> (HTTPResponse, GzipDeflater?) {
+        let policy = self
         guard policy.isEnabled, response.headers["Content-Encoding"] == nil,
             !HTTPResponseEncoder.statusForbidsBody(response.status)
         else { return (response, nil) }
