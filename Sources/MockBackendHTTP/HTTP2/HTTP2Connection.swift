@@ -180,9 +180,25 @@ final class HTTP2Connection: SocketChannelOwner, HTTP2SessionDelegate, @unchecke
     func http2ReceivedHead(stream id: Int32, endStream: Bool) {
         guard let stream = streams[id] else { return }
         if endStream { return dispatch(stream) }
-        if let head = request(of: stream) {
-            stream.windowStallAfter = context.configuration.http2RequestWindowStall(head)
+        guard let head = request(of: stream) else { return }
+        stream.windowStallAfter = context.configuration.http2RequestWindowStall(head)
+        if context.responder.streamsBody(of: head) {
+            // The body goes on as it comes; the window refills as the responder takes it.
+            let body = RequestBodyStream(declaredLength: head.headers["content-length"].flatMap { Int($0) })
+            body.onRoom { [weak self, queue] in
+                queue.async { [weak self] in self?.bodyHasRoom(stream: id) }
+            }
+            stream.bodyStream = body
+            dispatch(stream)
         }
+    }
+
+    /// The responder took a full body stream's bytes: the window gets what was held back.
+    private func bodyHasRoom(stream id: Int32) {
+        guard !isClosed, let stream = streams[id], stream.withheldBytes > 0 else { return }
+        session.consume(stream: id, count: stream.withheldBytes)
+        stream.withheldBytes = 0
+        pump()
     }
 
     func http2Received(data: UnsafeRawBufferPointer, stream id: Int32) {
@@ -190,7 +206,12 @@ final class HTTP2Connection: SocketChannelOwner, HTTP2SessionDelegate, @unchecke
         let before = stream.receivedBodyBytes
         stream.receivedBodyBytes += data.count
         // Within a window stall's bytes the window refills; past them it stays shut.
-        let given = stream.windowStallAfter.map { max(0, min(data.count, $0 - before)) } ?? data.count
+        var given = stream.windowStallAfter.map { max(0, min(data.count, $0 - before)) } ?? data.count
+        if let body = stream.bodyStream, !body.append(Array(data)) || stream.withheldBytes > 0 {
+            // Full: the window waits for the responder to take what is buffered.
+            stream.withheldBytes += given
+            given = 0
+        }
         if given > 0 { session.consume(stream: id, count: given) }
         guard !stream.dispatched else { return }
         guard stream.body.count + data.count <= context.configuration.limits.maxBodyBytes else {
@@ -202,7 +223,9 @@ final class HTTP2Connection: SocketChannelOwner, HTTP2SessionDelegate, @unchecke
     }
 
     func http2ReceivedEnd(stream id: Int32) {
-        if let stream = streams[id] { dispatch(stream) }
+        guard let stream = streams[id] else { return }
+        if let body = stream.bodyStream { return body.finish() }
+        dispatch(stream)
     }
 
     func http2ReceivedReset(stream id: Int32, code: UInt32, goAway: Bool) {
@@ -259,6 +282,8 @@ final class HTTP2Connection: SocketChannelOwner, HTTP2SessionDelegate, @unchecke
     /// Tells the writer and the waiters that `stream` is over, and logs it.
     private func end(_ stream: HTTP2Stream, reason: StreamEndReason) {
         stream.producing = false
+        // A body still coming is cut short (nothing, once it has ended).
+        stream.bodyStream?.abort()
         stream.writer?.markEnded(reason)
         for waiter in stream.drainWaiters { waiter.body() }
         stream.drainWaiters = []
@@ -282,6 +307,7 @@ final class HTTP2Connection: SocketChannelOwner, HTTP2SessionDelegate, @unchecke
             return
         }
         request.body = stream.body
+        request.bodyStream = stream.bodyStream
         stream.request = request
         stream.startedAt = .now
         let response =

@@ -35,6 +35,11 @@ final class HTTP2Stream {
     var receivedBodyBytes = 0
     /// Past this many body bytes the window stays shut (`http2RequestWindowStall`).
     var windowStallAfter: Int?
+    /// A body that goes to the responder as it comes (`HTTPResponder.streamsBody(of:)`,
+    /// a proxied request), instead of whole.
+    var bodyStream: RequestBodyStream?
+    /// Body bytes read but not yet given back to the window: the body stream was full.
+    var withheldBytes = 0
     var bodyTooLarge = false
     /// The request has gone to the responder.
     var dispatched = false

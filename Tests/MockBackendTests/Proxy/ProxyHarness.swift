@@ -3,6 +3,7 @@ import MockBackend
 import MockBackendHTTP
 import MockBackendTesting
 import ServerSentEvents
+import TestSupport
 import Testing
 
 /// A mock in proxy mode in front of a second, in-process mock as its upstream: both on
@@ -41,6 +42,17 @@ func withProxy<Result: Sendable>(
     configuration.proxy = settings
     configuration.proxy.upstream = UpstreamOrigin(scheme: "http", host: "127.0.0.1", port: port)
     return try await withRunningServer(configuration, body)
+}
+
+/// `withProxy` with the proxy reached over `transport`.
+func withProxy<Result: Sendable>(
+    over transport: Transport, to port: Int, _ settings: ProxySettings = ProxySettings(),
+    _ body: (_ proxy: any AppUnderTest) async throws -> Result
+) async throws -> Result {
+    var configuration = MockBackendConfiguration.forTesting()
+    configuration.proxy = settings
+    configuration.proxy.upstream = UpstreamOrigin(scheme: "http", host: "127.0.0.1", port: port)
+    return try await withApp(over: transport, configuration, body)
 }
 
 extension RunningServer {

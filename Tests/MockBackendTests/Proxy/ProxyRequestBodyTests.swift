@@ -3,6 +3,7 @@ import Foundation
 import MockBackend
 import MockBackendHTTP
 import MockBackendTesting
+import TestSupport
 import Testing
 
 #if canImport(Glibc)
@@ -22,19 +23,18 @@ struct ProxyRequestBodyTests {
         (0..<count).map { UInt8(truncatingIfNeeded: $0 &* 31 &+ $0 >> 8) }
     }
 
-    @Test func theFirstPartReachesTheUpstreamBeforeTheClientSendsTheRest() async throws {
+    @Test(arguments: Transport.overSockets)
+    func theFirstPartReachesTheUpstreamBeforeTheClientSendsTheRest(over transport: Transport) async throws {
         let body = Self.pattern(200_000)
         let upstream = try ScriptedUpstream([.readBody(count: body.count), .write(Self.ok)])
         defer { upstream.stop() }
-        try await withProxy(to: upstream.port) { proxy in
-            let client = try proxy.connect()
-            try client.send("POST /upload HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Length: \(body.count)\r\n\r\n")
-            try client.send(Array(body[..<100_000]))
+        try await withProxy(over: transport, to: upstream.port) { proxy in
+            let upload = try PartialUpload(on: proxy, "POST", "/upload", contentLength: body.count)
+            try upload.send(Array(body[..<100_000]))
             #expect(
                 await eventually { upstream.receivedBody.count == 100_000 },
                 "the upstream has \(upstream.receivedBody.count) bytes while the client holds the rest")
-            try client.send(Array(body[100_000...]))
-            let response = try await client.readResponse()
+            let response = try await upload.finish(Array(body[100_000...]))
             #expect(response.status == 200)
             #expect(response.text == "ok")
             #expect(upstream.receivedBody == body)
@@ -95,21 +95,24 @@ struct ProxyRequestBodyTests {
         }
     }
 
-    @Test func aClientThatLeavesMidBodyCutsTheUpstreamRequest() async throws {
+    /// Over HTTP/2 the client leaves by resetting its stream, the connection staying.
+    @Test(arguments: Transport.overSockets)
+    func aClientThatLeavesMidBodyCutsTheUpstreamRequest(over transport: Transport) async throws {
         let upstream = try ScriptedUpstream([.readUntilClosed])
         defer { upstream.stop() }
-        try await withProxy(to: upstream.port) { proxy in
-            let client = try proxy.connect()
-            try client.send("POST /upload HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Length: 10000\r\n\r\n")
-            try client.send(Array(repeating: UInt8(ascii: "a"), count: 4000))
+        try await withProxy(over: transport, to: upstream.port) { proxy in
+            let upload = try PartialUpload(on: proxy, "POST", "/upload", contentLength: 10000)
+            try upload.send(Array(repeating: UInt8(ascii: "a"), count: 4000))
             #expect(await eventually { upstream.receivedBody.count == 4000 })
-            client.close()
+            upload.abandon()
             // Reset, not a FIN: a FIN after 4,000 of 10,000 bytes would read as a body
             // the client stopped sending, not one it gave up.
             #expect(await eventually { upstream.bodyEnding != nil })
             #expect(upstream.bodyEnding == .reset)
             #expect(upstream.receivedBody.count == 4000)
-            try await ProxyBadUpstreamTests.expectNoSocketsLeft(proxy: proxy, upstreamPort: upstream.port)
+            if let plain = proxy as? RunningServer {
+                try await ProxyBadUpstreamTests.expectNoSocketsLeft(proxy: plain, upstreamPort: upstream.port)
+            }
         }
     }
 
@@ -150,51 +153,19 @@ struct ProxyRequestBodyTests {
     }
 
     /// An upstream that reads nothing: the client's sending stalls once the socket buffers
-    /// and the proxy's bound are full, long before the body is all sent (the proxy does not
-    /// read on into memory).
-    @Test func anUpstreamThatReadsNothingStallsTheClientsSending() async throws {
+    /// (over HTTP/2, its stream's window) and the proxy's bound are full, long before the
+    /// body is all sent (the proxy does not read on into memory).
+    @Test(arguments: Transport.overSockets)
+    func anUpstreamThatReadsNothingStallsTheClientsSending(over transport: Transport) async throws {
         let upstream = try ScriptedUpstream([.hold])
         defer { upstream.stop() }
-        try await withProxy(to: upstream.port) { proxy in
-            let client = try proxy.connect()
+        try await withProxy(over: transport, to: upstream.port) { proxy in
             let total = 64 << 20
-            try client.send("POST /upload HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Length: \(total)\r\n\r\n")
-            let fd = client.fileDescriptor
-            // Off the test's own thread: a second of blocking sends would hold back every
-            // other test of the run.
-            let sent = await withCheckedContinuation { (done: CheckedContinuation<Int, Never>) in
-                DispatchQueue.global().async {
-                    done.resume(returning: Self.sendUntilStalled(fd, total: total, stallAfter: .seconds(1)))
-                }
-            }
+            let upload = try PartialUpload(on: proxy, "POST", "/upload", contentLength: total)
+            let sent = await upload.sendUntilStalled(total: total, stallAfter: .seconds(1))
             #expect(sent < total / 2, "the client sent \(sent) of \(total) bytes to an upstream that reads nothing")
             #expect(sent > 0)
         }
-    }
-
-    /// Sends up to `total` bytes without blocking; returns how many went before nothing more
-    /// could be sent for `stallAfter`.
-    private static func sendUntilStalled(_ fd: Int32, total: Int, stallAfter: Duration) -> Int {
-        _ = fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK)
-        let piece = [UInt8](repeating: UInt8(ascii: "b"), count: 64 * 1024)
-        var sent = 0
-        var lastProgress = ContinuousClock.now
-        while sent < total, ContinuousClock.now - lastProgress < stallAfter {
-            let count = piece.withUnsafeBytes { buffer in
-                #if canImport(Glibc)
-                Glibc.send(fd, buffer.baseAddress, min(buffer.count, total - sent), Int32(MSG_NOSIGNAL))
-                #else
-                Darwin.send(fd, buffer.baseAddress, min(buffer.count, total - sent), 0)
-                #endif
-            }
-            if count > 0 {
-                sent += count
-                lastProgress = .now
-            } else {
-                usleep(5_000)
-            }
-        }
-        return sent
     }
 
     /// The body of chunked bytes so far, and whether its last chunk has come.

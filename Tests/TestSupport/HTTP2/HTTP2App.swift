@@ -85,6 +85,18 @@ public final class HTTP2App: AppUnderTest, Sendable {
         return stream
     }
 
+    /// Starts `method target` with a body the test sends in parts (`HTTP2StreamClient.sendBody`),
+    /// declared `contentLength` long when given.
+    public func startUpload(_ method: String, _ target: String, headers: [String: String] = [:], contentLength: Int?)
+        throws -> HTTP2StreamClient
+    {
+        let connection = try currentConnection()
+        var fields = fields(method, target, headers: headers, body: nil)
+        if let contentLength { fields.append(("content-length", String(contentLength))) }
+        let id = try connection.submit(fields: fields, body: [], moreBody: true)
+        return HTTP2StreamClient(connection: connection, stream: id)
+    }
+
     private func open(_ method: String, _ target: String, headers: [String: String], body: String?) throws
         -> HTTP2StreamClient
     {

@@ -86,6 +86,14 @@ public final class HTTP2StreamClient: StreamClient {
         return .stillOpen
     }
 
+    /// More of an upload's body (`HTTP2App.startUpload`); `end` sends END_STREAM with it.
+    public func sendBody(_ bytes: [UInt8], end: Bool) {
+        connection.sendBody(stream: stream, bytes, end: end)
+    }
+
+    /// How many of the body's bytes have gone out in DATA frames (flow control permitting).
+    public var bodyBytesSent: Int { connection.bodyBytesSent(stream: stream) }
+
     /// Ends the stream from this side (RST_STREAM CANCEL); the connection stays.
     public func close() {
         connection.reset(stream: stream)

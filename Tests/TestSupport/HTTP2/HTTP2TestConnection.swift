@@ -41,7 +41,9 @@ final class HTTP2TestConnection: @unchecked Sendable {
     private let socket: TLSTestSocket
     private var session: OpaquePointer?
     private var streams: [Int32: StreamState] = [:]
-    private var requestBodies: [Int32: (bytes: [UInt8], offset: Int)] = [:]
+    /// Request bodies on their way: what is still to send, and whether more is to come.
+    private var requestBodies: [Int32: (bytes: [UInt8], offset: Int, more: Bool)] = [:]
+    private var bodySent: [Int32: Int] = [:]
     private var goAwayCode: UInt32?
     private var isOpen = true
     private let readerDone = DispatchSemaphore(value: 0)
@@ -75,8 +77,9 @@ final class HTTP2TestConnection: @unchecked Sendable {
         lock.withLock { isOpen && goAwayCode == nil }
     }
 
-    /// Opens a stream with `fields` (pseudo-header fields first) and `body`; its id.
-    func submit(fields: [(String, String)], body: [UInt8]?) throws -> Int32 {
+    /// Opens a stream with `fields` (pseudo-header fields first) and `body`; its id. With
+    /// `moreBody` the body goes on with `sendBody`.
+    func submit(fields: [(String, String)], body: [UInt8]?, moreBody: Bool = false) throws -> Int32 {
         try lock.withLock {
             guard isOpen else { throw RawClientErrorForHTTP2.connectionClosed }
             let lowered = fields.map { ($0.0.lowercased(), $0.1) }
@@ -87,7 +90,7 @@ final class HTTP2TestConnection: @unchecked Sendable {
                 var provider = nghttp2_data_provider()
                 provider.read_callback = Self.readRequestBody
                 let id = nghttp2_submit_request(session, nil, vector.baseAddress, vector.count, &provider, nil)
-                if id > 0 { requestBodies[id] = (body, 0) }
+                if id > 0 { requestBodies[id] = (body, 0, moreBody) }
                 return id
             }
             guard stream > 0 else { throw RawClientErrorForHTTP2.submitFailed(stream) }
@@ -95,6 +98,24 @@ final class HTTP2TestConnection: @unchecked Sendable {
             flush()
             return stream
         }
+    }
+
+    /// More of the body of `stream` (opened with `moreBody`); `end` when it is the last.
+    func sendBody(stream id: Int32, _ bytes: [UInt8], end: Bool) {
+        lock.withLock {
+            guard isOpen, var pending = requestBodies[id] else { return }
+            pending.bytes = Array(pending.bytes[pending.offset...]) + bytes
+            pending.offset = 0
+            pending.more = !end
+            requestBodies[id] = pending
+            nghttp2_session_resume_data(session, id)
+            flush()
+        }
+    }
+
+    /// How many body bytes of `stream` have gone into DATA frames so far.
+    func bodyBytesSent(stream id: Int32) -> Int {
+        lock.withLock { bodySent[id] ?? 0 }
     }
 
     /// What has arrived on `stream` so far.
@@ -195,11 +216,14 @@ final class HTTP2TestConnection: @unchecked Sendable {
             return 0
         }
         let count = min(length, pending.bytes.count - pending.offset)
+        // Nothing to send yet, more to come: `sendBody` resumes the stream.
+        if count == 0, pending.more { return Int(NGHTTP2_ERR_DEFERRED.rawValue) }
         pending.bytes.withUnsafeBufferPointer {
             buffer.update(from: $0.baseAddress! + pending.offset, count: count)
         }
         connection.requestBodies[stream]?.offset += count
-        if pending.offset + count == pending.bytes.count {
+        connection.bodySent[stream, default: 0] += count
+        if pending.offset + count == pending.bytes.count, !pending.more {
             flags?.pointee |= NGHTTP2_DATA_FLAG_EOF.rawValue
             connection.requestBodies[stream] = nil
         }
