@@ -10,7 +10,8 @@ files over TLS from a throwaway CA, and an aiohttp (PyPI) SSE server, both start
    without an id; a bad token gets the upstream's 403; one expire call ends the token's
    stream with the terminal event and answers its next request with that 403 without
    asking upstream; no journal shows the token.
-3. A chunked long-poll from aiohttp arrives piece by piece, not at its end.
+3. A chunked long-poll from aiohttp arrives piece by piece, not at its end; an upload goes
+   up as it is sent, from requests over HTTP/1.1 and from httpx (PyPI) over h2c.
 4. A WebSocket to a `websockets` (PyPI) echo server through the proxy, from a `websockets`
    client: text and binary messages echo both ways, the subprotocol is negotiated
    end to end, and the upstream's close code reaches the client.
@@ -35,6 +36,7 @@ import urllib.error
 import urllib.request
 from datetime import timedelta
 
+import httpx
 import requests
 import websockets
 from aiohttp import web
@@ -458,6 +460,16 @@ def aiohttp_sse(binary, upstream):
         check("aiohttp: a chunked upload's first piece is upstream before the client sends the rest",
               seen_first == [True], upstream.upload_pieces[:3])
         check("aiohttp: the upload arrives whole and chunked",
+              answer.status_code == 200 and answer.json() == {"sha256": expected, "chunked": "chunked"},
+              f"{answer.status_code} {answer.text[:200]}")
+        # The same over HTTP/2 with prior knowledge (httpx): DATA frames go up as they come.
+        upstream.upload_pieces.clear()
+        seen_first.clear()
+        with httpx.Client(http1=False, http2=True, timeout=20) as client:
+            answer = client.post(base + "/upload", content=pieces())
+        check("httpx over h2c: an upload's first piece is upstream before the client sends the rest",
+              seen_first == [True] and answer.http_version == "HTTP/2", (upstream.upload_pieces[:3], answer.http_version))
+        check("httpx over h2c: the upload arrives whole, re-chunked upstream",
               answer.status_code == 200 and answer.json() == {"sha256": expected, "chunked": "chunked"},
               f"{answer.status_code} {answer.text[:200]}")
     finally:
