@@ -40,9 +40,10 @@ final class Collected: Sendable {
 struct EventSourceTests {
     private let fastPolicy = ReconnectionPolicy(initialDelay: .milliseconds(50), maxAttempts: 4, jitter: 0)
 
-    @Test func resumesAfterADropWithLastEventIDAndLosesNothing() async throws {
-        try await withRunningServer { server in
-            let url = server.baseURL.appendingPathComponent("sse/channels/resume")
+    @Test(arguments: ClientTransport.available)
+    func resumesAfterADropWithLastEventIDAndLosesNothing(over transport: ClientTransport) async throws {
+        try await withServer(over: transport) { server, base in
+            let url = base.appendingPathComponent("sse/channels/resume")
             let source = EventSource(
                 url: url, configuration: .init(policy: fastPolicy, headers: ["X-Client-Id": "resume-test"]))
             let collected = Collected()
@@ -79,6 +80,9 @@ struct EventSourceTests {
             #expect(connections[0].endReason == "admin")
             #expect(connections[1].lastEventId == "5")
             #expect(connections[1].deliveredIds == (6...10).map { "\($0)" })
+            // Over the transport asked for: h2 on the TLS listener, not HTTP/1.1 there.
+            let journal = try await server.admin.requests.list(path: "/sse/channels/resume")
+            #expect(journal.map(\.protocol) == [transport.journaledProtocol, transport.journaledProtocol])
             let gap = try #require(connections[1].reconnect?.gapMs)
             #expect(gap >= 40)
             #expect(collected.states.current.contains(.backingOff(delay: .milliseconds(50), attempt: 1)))
@@ -90,12 +94,13 @@ struct EventSourceTests {
 
     @Test(
         "receives every event intact under a fragment fault",
-        arguments: [Fault.fragment(.bytes(1), pauseMilliseconds: 2), .fragment(.crlf, pauseMilliseconds: 10)])
-    func fragmentedStream(_ fault: Fault) async throws {
-        try await withRunningServer { server in
+        arguments: ClientTransport.available,
+        [Fault.fragment(.bytes(1), pauseMilliseconds: 2), .fragment(.crlf, pauseMilliseconds: 10)])
+    func fragmentedStream(over transport: ClientTransport, _ fault: Fault) async throws {
+        try await withServer(over: transport) { server, base in
             try await server.admin.faults.add(fault, match: .init(path: "/sse/channels/fragments"))
             let source = EventSource(
-                url: server.baseURL.appendingPathComponent("sse/channels/fragments"),
+                url: base.appendingPathComponent("sse/channels/fragments"),
                 configuration: .init(policy: fastPolicy))
             let collected = Collected()
             collected.follow(source)
@@ -110,9 +115,10 @@ struct EventSourceTests {
         }
     }
 
-    @Test func serverRetryChangesTheDelayTheClientUses() async throws {
-        try await withRunningServer { server in
-            let url = server.baseURL.appendingPathComponent("sse/channels/retry")
+    @Test(arguments: ClientTransport.available)
+    func serverRetryChangesTheDelayTheClientUses(over transport: ClientTransport) async throws {
+        try await withServer(over: transport) { server, base in
+            let url = base.appendingPathComponent("sse/channels/retry")
             let source = EventSource(
                 url: url, configuration: .init(policy: fastPolicy, headers: ["X-Client-Id": "retry-test"]))
             let collected = Collected()
@@ -137,9 +143,10 @@ struct EventSourceTests {
         }
     }
 
-    @Test func stopsForGoodOn204() async throws {
-        try await withRunningServer { server in
-            let url = try #require(URL(string: "\(server.baseURL)/conformance/sse/reconnect-then-204?retry=50"))
+    @Test(arguments: ClientTransport.available)
+    func stopsForGoodOn204(over transport: ClientTransport) async throws {
+        try await withServer(over: transport) { server, base in
+            let url = try #require(URL(string: "\(base)/conformance/sse/reconnect-then-204?retry=50"))
             let source = EventSource(url: url, configuration: .init(policy: fastPolicy))
             let collected = Collected()
             collected.follow(source)
@@ -152,11 +159,12 @@ struct EventSourceTests {
         }
     }
 
-    @Test func stopsForGoodOn403() async throws {
-        try await withRunningServer { server in
+    @Test(arguments: ClientTransport.available)
+    func stopsForGoodOn403(over transport: ClientTransport) async throws {
+        try await withServer(over: transport) { server, base in
             // The first request gets 403; a client that retried would get "ok" next.
             let url = try #require(
-                URL(string: "\(server.baseURL)/conformance/sse/status-then-ok?status=403&key=stop403"))
+                URL(string: "\(base)/conformance/sse/status-then-ok?status=403&key=stop403"))
             let source = EventSource(url: url, configuration: .init(policy: fastPolicy))
             let collected = Collected()
             collected.follow(source)
@@ -169,10 +177,11 @@ struct EventSourceTests {
         }
     }
 
-    @Test func retriesA503AndThenReads() async throws {
-        try await withRunningServer { server in
+    @Test(arguments: ClientTransport.available)
+    func retriesA503AndThenReads(over transport: ClientTransport) async throws {
+        try await withServer(over: transport) { server, base in
             let url = try #require(
-                URL(string: "\(server.baseURL)/conformance/sse/status-then-ok?status=503&key=retry503"))
+                URL(string: "\(base)/conformance/sse/status-then-ok?status=503&key=retry503"))
             let source = EventSource(url: url, configuration: .init(policy: fastPolicy))
             let collected = Collected()
             collected.follow(source)
