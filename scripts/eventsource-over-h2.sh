@@ -2,7 +2,8 @@
 # The client library's EventSource over h2 on Linux: URLSession (FoundationNetworking, on
 # libcurl) negotiates h2 by ALPN with the TLS listener once the system trusts the server's
 # certificate; it never asks the app. This makes a throwaway CA and a localhost certificate,
-# adds the CA to the system store for the run (root), runs the EventSource suite with both
+# adds the CA to the system store for the run (root), runs the EventSource, user-info 403 and
+# job tracker suites with both
 # transports (`ClientTransport`), and takes the CA out again, whatever happens.
 #
 #   bash scripts/eventsource-over-h2.sh
@@ -33,7 +34,7 @@ cp "$dir/ca.pem" "$anchor"
 update-ca-certificates >/dev/null 2>&1
 
 MOCKBACKEND_TRUSTED_TLS_CERT="$dir/leaf.pem" MOCKBACKEND_TRUSTED_TLS_KEY="$dir/leaf.key" \
-    swift test --filter 'EventSourceTests' 2>&1 | tee "$dir/test.log" | grep -E '✘|h2 \(TLS|Test run' || true
+    swift test --filter 'EventSourceTests|UserInfoStreamForbiddenTests|JobTrackerTests' 2>&1 | tee "$dir/test.log" | grep -E '✘|h2 \(TLS|Test run' || true
 grep -q 'h2 (TLS, trusted certificate)' "$dir/test.log" || { echo "the h2 cases did not run" >&2; exit 1; }
 grep -q '✘' "$dir/test.log" && exit 1
 grep -q 'Test run with .* passed' "$dir/test.log"

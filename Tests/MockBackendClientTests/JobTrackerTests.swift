@@ -92,14 +92,15 @@ final class Followed<Kind: JobKind>: Sendable {
 }
 
 private func importTracker(
-    _ server: RunningServer, _ jobId: String, clock: TestClock,
+    _ server: RunningServer, _ jobId: String, clock: TestClock, base: URL? = nil,
     configure: (inout JobTrackerConfiguration) -> Void = { _ in }
 ) -> JobTracker<ImportJobKind> {
     var configuration = JobTrackerConfiguration.import
     configuration.policy = ReconnectionPolicy(initialDelay: .milliseconds(100), maxAttempts: 3, jitter: 0)
     configuration.headers = ["X-Client-Id": "tracker-\(jobId)"]
     configure(&configuration)
-    return JobTracker(importJobId: jobId, baseURL: server.baseURL, configuration: configuration, clock: clock)
+    return JobTracker(
+        importJobId: jobId, baseURL: base ?? server.baseURL, configuration: configuration, clock: clock)
 }
 
 /// Advances the server clock in import ticks until the job's status is final.
@@ -144,11 +145,12 @@ struct JobTrackerTests {
 
     /// The stream drops at 40 %; the tracker reconnects with Last-Event-ID and reads every
     /// remaining event once, including those published while it was away.
-    @Test func resumesADroppedStreamWithLastEventIDAndReadsEveryEventOnce() async throws {
-        try await withRunningServer(manualServerConfiguration()) { server in
+    @Test(arguments: ClientTransport.available)
+    func resumesADroppedStreamWithLastEventIDAndReadsEveryEventOnce(over transport: ClientTransport) async throws {
+        try await withServer(over: transport, manualServerConfiguration()) { server, base in
             let jobId = try await uploadImport(server, rows: 100)
             let clock = TestClock.automatic()
-            let tracker = importTracker(server, jobId, clock: clock)
+            let tracker = importTracker(server, jobId, clock: clock, base: base)
             let followed = Followed(tracker)
             tracker.start()
             try await advance(server, ms: 100)  // queued → started (id 1)
@@ -178,16 +180,19 @@ struct JobTrackerTests {
 
     /// A stream that has nothing after the client's Last-Event-ID answers 204; the tracker
     /// stops reading, learns the outcome from the status, and it is the stream's outcome.
-    @Test func reconnectingAfterCompleteGets204AndTheSameOutcome() async throws {
-        try await withRunningServer(manualServerConfiguration()) { server in
+    @Test(arguments: ClientTransport.available)
+    func reconnectingAfterCompleteGets204AndTheSameOutcome(over transport: ClientTransport) async throws {
+        try await withServer(over: transport, manualServerConfiguration()) { server, base in
             let jobId = try await uploadImport(server, rows: 20, badEvery: 4)
             try await server.admin.imports.complete(jobId)
-            let first = importTracker(server, jobId, clock: TestClock.automatic())
+            let first = importTracker(server, jobId, clock: TestClock.automatic(), base: base)
             first.start()
             let streamed = try await first.outcome
             let lastEventID = try #require(first.lastEventID)
 
-            let second = importTracker(server, jobId, clock: TestClock.automatic()) { $0.lastEventID = lastEventID }
+            let second = importTracker(server, jobId, clock: TestClock.automatic(), base: base) {
+                $0.lastEventID = lastEventID
+            }
             let followed = Followed(second)
             second.start()
             #expect(try await second.outcome == streamed)

@@ -11,25 +11,39 @@ struct UserInfoStreamForbiddenTests {
 
     /// A stream of a fresh login whose 403s renew the session once, started and connected.
     private func startReloginStream(
-        _ server: RunningServer
+        _ server: RunningServer, base: URL
     ) async throws -> (PlayerAuthenticator, stale: String, UserInfoStream, UserInfoDrain) {
-        let authenticator = PlayerAuthenticator(baseURL: server.baseURL, username: "demo", password: "demo1234")
+        let authenticator = PlayerAuthenticator(baseURL: base, username: "demo", password: "demo1234")
         let stale = try await authenticator.sessionId()
         let stream = UserInfoStream(
-            baseURL: server.baseURL, userId: 7_000_001, sessionId: stale,
+            baseURL: base, userId: 7_000_001, sessionId: stale,
             configuration: UserInfoStreamConfiguration(policy: quickPolicy, onForbidden: .reloginOnce(authenticator)))
         let drain = await startDraining(stream, on: server)
         return (authenticator, stale, stream, drain)
     }
 
-    @Test func aForbiddenResumeRenewsTheSessionOnceAndGoesOn() async throws {
-        try await withRunningServer { server in
-            let (authenticator, stale, stream, drain) = try await startReloginStream(server)
+    /// Waits until the server sees the suspended stream's connection gone. Over h2 on Linux,
+    /// URLSession (libcurl) sends the RST_STREAM of a cancelled task only with the
+    /// connection's next request, so the server holds the stream until the resume: there is
+    /// nothing to wait for (the journal's `http2Endings` shows the late RST_STREAM).
+    private func expectSuspended(
+        _ server: RunningServer, over transport: ClientTransport, sourceLocation: SourceLocation = #_sourceLocation
+    ) async {
+        #if os(Linux)
+        if transport == .h2 { return }
+        #endif
+        #expect(await userInfoSubscribers(server, 0), sourceLocation: sourceLocation)
+    }
+
+    @Test(arguments: ClientTransport.available)
+    func aForbiddenResumeRenewsTheSessionOnceAndGoesOn(over transport: ClientTransport) async throws {
+        try await withServer(over: transport) { server, base in
+            let (authenticator, stale, stream, drain) = try await startReloginStream(server, base: base)
             try await server.admin.users.postBalance(userId: 7_000_001, amount: -3)
             #expect(await eventually { drain.amounts == [-3] })
 
             stream.suspend()
-            #expect(await userInfoSubscribers(server, 0))
+            await expectSuspended(server, over: transport)
             try await server.admin.sessions.expire(stale)
             stream.resume()
             #expect(await userInfoSubscribers(server, 1))
@@ -48,11 +62,12 @@ struct UserInfoStreamForbiddenTests {
 
     /// Stored credentials went stale while the app was away: one failed login ends the
     /// stream with its error, never a loop of 403s.
-    @Test func staleCredentialsEndTheStreamAfterOneLogin() async throws {
-        try await withRunningServer { server in
-            let (authenticator, stale, stream, drain) = try await startReloginStream(server)
+    @Test(arguments: ClientTransport.available)
+    func staleCredentialsEndTheStreamAfterOneLogin(over transport: ClientTransport) async throws {
+        try await withServer(over: transport) { server, base in
+            let (authenticator, stale, stream, drain) = try await startReloginStream(server, base: base)
             stream.suspend()
-            #expect(await userInfoSubscribers(server, 0))
+            await expectSuspended(server, over: transport)
             try await server.admin.users.update(7_000_001, UserChanges(password: "changed-elsewhere"))
             try await server.admin.sessions.expire(stale)
             stream.resume()
@@ -66,14 +81,15 @@ struct UserInfoStreamForbiddenTests {
         }
     }
 
-    @Test func withEndSessionAForbiddenResumeEndsTheStream() async throws {
-        try await withRunningServer { server in
+    @Test(arguments: ClientTransport.available)
+    func withEndSessionAForbiddenResumeEndsTheStream(over transport: ClientTransport) async throws {
+        try await withServer(over: transport) { server, base in
             let login = try await server.api.login()
             let stream = UserInfoStream(
-                baseURL: server.baseURL, userId: login.userId, sessionId: login.sessionId, policy: quickPolicy)
+                baseURL: base, userId: login.userId, sessionId: login.sessionId, policy: quickPolicy)
             let drain = await startDraining(stream, on: server)
             stream.suspend()
-            #expect(await userInfoSubscribers(server, 0))
+            await expectSuspended(server, over: transport)
             try await server.admin.sessions.expire(login.sessionId)
             stream.resume()
             #expect(await eventually { drain.ended.current })
