@@ -34,6 +34,9 @@ final class HTTP2Connection: SocketChannelOwner, HTTP2SessionDelegate, @unchecke
     /// The frame layer failed (a protocol error): its GOAWAY goes out, then the connection closes.
     private var failed = false
     private var isPumping = false
+    /// When the connection last had no stream left, and whether the idle timer is set.
+    private var idleSince = ContinuousClock.now
+    private var idleTimerArmed = false
     /// The most frame bytes queued on the socket before the session is asked for more.
     private static let outputHighWater = 256 * 1024
 
@@ -59,7 +62,7 @@ final class HTTP2Connection: SocketChannelOwner, HTTP2SessionDelegate, @unchecke
         channel.owner = self
         channel.shaper = nil
         timer.handler = { [weak self] in self?.idleTimeoutFired() }
-        armIdleTimer()
+        becameIdle()
         earlyBytes.withUnsafeBytes { channelReceived($0) }
         channel.resumeReading()
         pump()
@@ -140,13 +143,26 @@ final class HTTP2Connection: SocketChannelOwner, HTTP2SessionDelegate, @unchecke
         pump()
     }
 
-    private func armIdleTimer() {
-        timer.schedule(at: .now + context.configuration.idleTimeout)
+    /// Notes that the connection has no stream from now on, and makes sure the idle timer
+    /// will look then. The timer is not moved for every request: it fires when it was set
+    /// to, and looks again at the last time the connection became idle (`idleTimeoutFired`).
+    private func becameIdle() {
+        idleSince = .now
+        guard !idleTimerArmed else { return }
+        idleTimerArmed = true
+        timer.schedule(at: idleSince + context.configuration.idleTimeout)
     }
 
+    /// GOAWAY once the connection has had no stream for the idle timeout; a stream open now
+    /// arms the timer again when it closes (`becameIdle`).
     private func idleTimeoutFired() {
-        guard !isClosed else { return }
-        guard streams.isEmpty else { return armIdleTimer() }
+        idleTimerArmed = false
+        guard !isClosed, streams.isEmpty else { return }
+        let due = idleSince + context.configuration.idleTimeout
+        if due > .now {
+            idleTimerArmed = true
+            return timer.schedule(at: due)
+        }
         shuttingDown = true
         session.goAway(code: NGHTTP2_NO_ERROR.rawValue)
         pump()
@@ -156,7 +172,6 @@ final class HTTP2Connection: SocketChannelOwner, HTTP2SessionDelegate, @unchecke
 
     func http2BeganRequest(stream id: Int32) {
         streams[id] = HTTP2Stream(id: id)
-        timer.disarm()
     }
 
     func http2Received(field name: UnsafeRawBufferPointer, value: UnsafeRawBufferPointer, stream id: Int32) -> Bool {
@@ -276,7 +291,7 @@ final class HTTP2Connection: SocketChannelOwner, HTTP2SessionDelegate, @unchecke
     func http2Closed(stream id: Int32, code: UInt32) {
         guard let stream = streams.removeValue(forKey: id) else { return }
         end(stream, reason: stream.endReason ?? (code == NGHTTP2_NO_ERROR.rawValue ? .finished : .clientClosed))
-        if streams.isEmpty, !shuttingDown { armIdleTimer() }
+        if streams.isEmpty, !shuttingDown { becameIdle() }
     }
 
     /// Tells the writer and the waiters that `stream` is over, and logs it.

@@ -94,8 +94,13 @@ final class HTTP2Stream {
         }
         outboxStart += count
         sentBytes += count
-        // Sent bytes give their room back once they are most of the buffer.
-        if outboxStart >= 64 * 1024, outboxStart * 2 >= outbox.count {
+        if outboxStart == outbox.count {
+            // All sent: a stream between events keeps a small buffer at most, whatever its
+            // bursts were (thousands of idle subscribers must not each hold their peak).
+            if outbox.capacity > 4096 { outbox = [] } else { outbox.removeAll(keepingCapacity: true) }
+            outboxStart = 0
+        } else if outboxStart >= 64 * 1024, outboxStart * 2 >= outbox.count {
+            // Sent bytes give their room back once they are most of the buffer.
             outbox.removeFirst(outboxStart)
             outboxStart = 0
         }

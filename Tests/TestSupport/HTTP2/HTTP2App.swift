@@ -39,6 +39,11 @@ public final class HTTP2App: AppUnderTest, Sendable {
         }
     }
 
+    /// The code of the GOAWAY the server sent on the current connection, once it has.
+    public var goAwayCode: UInt32? {
+        connection.withLock { $0 }?.receivedGoAway
+    }
+
     /// Closes the connection; `withApp` calls it before the server stops.
     func close() {
         connection.withLock { $0 }?.close()

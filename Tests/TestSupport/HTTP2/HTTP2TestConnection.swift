@@ -72,6 +72,11 @@ final class HTTP2TestConnection: @unchecked Sendable {
         nghttp2_session_del(session)
     }
 
+    /// The code of the GOAWAY the server sent, once it has.
+    var receivedGoAway: UInt32? {
+        lock.withLock { goAwayCode }
+    }
+
     /// Whether new streams can still be opened on this connection.
     var isUsable: Bool {
         lock.withLock { isOpen && goAwayCode == nil }
