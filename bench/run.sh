@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# Throughput benchmark: GET /health with keep-alive, mockbackend vs Hummingbird and nginx.
+# Throughput benchmark: GET /health with keep-alive, mockbackend vs Hummingbird and nginx,
+# and mockbackend over h2c beside its HTTP/1.1 figure.
 #
 #   bash bench/run.sh
 #
@@ -20,9 +21,15 @@
 #                   the peers measured beside mockbackend, taking turns run by run:
 #                   Hummingbird as its README runs it (NIO's default loop count), the same
 #                   binary with one NIO event loop per CPU it may use, and nginx (one worker)
+#   H2C=1           also measure the same mockbackend process over h2c (prior knowledge on the
+#                   plain port) with h2load (lib/h2load.sh), and with h2load --h1 as the same
+#                   client's HTTP/1.1 reference, in the same turns as wrk; 0 skips it. h2load
+#                   is in the Debian package nghttp2-client (apt-get install -y nghttp2-client);
+#                   without it this part is skipped
+#   H2_STREAMS=1    h2load's requests in flight per connection (-m); 1 is what wrk does
 #
-# Writes bench/results/latest.md (markdown summary) and bench/results/raw/ (every wrk
-# output); prints the same summary. Uses only 127.0.0.1; stops everything it started.
+# Writes bench/results/latest.md (markdown summary) and bench/results/raw/ (every wrk and
+# h2load output); prints the same summary. Uses only 127.0.0.1; stops everything it started.
 set -euo pipefail
 
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
@@ -42,6 +49,8 @@ SKIP_BUILD="${SKIP_BUILD:-0}"
 WAIT_FOR_IDLE="${WAIT_FOR_IDLE:-0}"
 NICE="${NICE:-auto}"
 PEERS="${PEERS:-hummingbird hummingbird-1loop nginx}"
+H2C="${H2C:-1}"
+H2_STREAMS="${H2_STREAMS:-1}"
 
 log() { printf '[bench] %s\n' "$*" >&2; }
 die() { printf '[bench] error: %s\n' "$*" >&2; exit 1; }
@@ -51,6 +60,8 @@ die() { printf '[bench] error: %s\n' "$*" >&2; exit 1; }
 source "$(dirname "${BASH_SOURCE[0]}")/lib/processes.sh"
 # shellcheck source=lib/nginx.sh
 source "$(dirname "${BASH_SOURCE[0]}")/lib/nginx.sh"
+# shellcheck source=lib/h2load.sh
+source "$(dirname "${BASH_SOURCE[0]}")/lib/h2load.sh"
 cleanup() { stop_all; }
 trap cleanup EXIT
 trap 'exit 130' INT
@@ -71,6 +82,10 @@ fi
 for tool in wrk taskset curl python3 swift awk; do
     command -v "$tool" >/dev/null 2>&1 || die "$tool is required"
 done
+if [ "$H2C" = 1 ] && ! command -v h2load >/dev/null 2>&1; then
+    log "h2load is missing: install it with 'apt-get install -y nghttp2-client'; skipping the h2c figures"
+    H2C=0
+fi
 # Niceness moves the peers differently (bench/conditions.sh: Hummingbird loses a third of
 # its throughput at -10, its threads hand work to each other on one CPU), so the default
 # is the niceness every process starts with.
@@ -204,6 +219,27 @@ for name in "${SERVERS[@]}"; do
     log "$name pid $SERVER_PID port $SERVER_PORT"
 done
 MB_PID=${PID[mockbackend]}
+# What is measured, each in its turn: the servers with wrk, and (H2C=1) the mockbackend
+# process again with h2load over h2c and over HTTP/1.1. TOOL names the client of each.
+MEASURED=(mockbackend)
+declare -A TOOL
+for name in "${SERVERS[@]}"; do TOOL[$name]=wrk; done
+if [ "$H2C" = 1 ]; then
+    MEASURED+=(mockbackend-h2c mockbackend-h2load-h1)
+    TOOL[mockbackend-h2c]=h2c
+    TOOL[mockbackend-h2load-h1]=h1
+    LABEL[mockbackend-h2c]="mockbackend, h2c (h2load -m$H2_STREAMS)"
+    LABEL[mockbackend-h2load-h1]="mockbackend, HTTP/1.1 (h2load --h1)"
+    for name in mockbackend-h2c mockbackend-h2load-h1; do
+        PID[$name]=$MB_PID
+        PORT[$name]=${PORT[mockbackend]}
+    done
+    h2load --version | head -n 1 >"$RAW/h2load-version.txt"
+    # The same answer over h2c, through curl, to show the server speaks it before measuring.
+    [ "$(curl -s --http2-prior-knowledge -o /dev/null -w '%{http_version} %{http_code}' \
+        "http://127.0.0.1:${PORT[mockbackend]}/health")" = "2 200" ] || die "mockbackend does not answer /health over h2c"
+fi
+for name in $PEERS; do MEASURED+=("$name"); done
 
 declare -A RESP_BYTES RSS_IDLE RSS_AFTER
 for name in "${SERVERS[@]}"; do
@@ -224,19 +260,26 @@ run_wrk() { # NAME PORT DURATION OUTFILE
     grep -q '^BENCH ' "$4" || { cat "$4" >&2; die "wrk printed no summary for $1"; }
 }
 field() { sed -n 's/.* '"$2"'=\([0-9.]*\).*/\1/p' "$1"; }
+# run_client NAME PORT DURATION OUTFILE: wrk, or h2load for the h2load entries.
+run_client() {
+    case "${TOOL[$1]}" in
+    wrk) run_wrk "$@" ;;
+    *) run_h2load "${TOOL[$1]}" "$2" "$3" "$4" || { cat "$4" >&2; die "h2load against $1 failed"; } ;;
+    esac
+}
 
-log "warm-up: $WARMUP per server"
-for name in "${SERVERS[@]}"; do run_wrk "$name" "${PORT[$name]}" "$WARMUP" "$RAW/warmup-$name.txt"; done
+log "warm-up: $WARMUP per server and client"
+for name in "${MEASURED[@]}"; do run_client "$name" "${PORT[$name]}" "$WARMUP" "$RAW/warmup-$name.txt"; done
 MB_RSS_WARM="$(rss_kib "$MB_PID")"
 
 declare -A RPS P99 CPU_US SHARE OTHER THREADS
 MB_RSS_RUN=()
 ERRORS=0
-COUNT=${#SERVERS[@]}
+COUNT=${#MEASURED[@]}
 for run in $(seq 1 "$RUNS"); do
     # Rotate which server goes first so drift over the session hits all of them alike.
     order=()
-    for i in $(seq 0 $((COUNT - 1))); do order+=("${SERVERS[$(((i + run - 1) % COUNT))]}"); done
+    for i in $(seq 0 $((COUNT - 1))); do order+=("${MEASURED[$(((i + run - 1) % COUNT))]}"); done
     for name in "${order[@]}"; do
         port=${PORT[$name]}
         pid=${PID[$name]}
@@ -253,7 +296,7 @@ for run in $(seq 1 "$RUNS"); do
           done
           echo "$peak" >"$out.threads" ) &
         sampler=$!
-        run_wrk "$name" "$port" "$DURATION" "$out"
+        run_client "$name" "$port" "$DURATION" "$out"
         ticks1="$(cpu_ticks "$pid")"
         busy1="$(cpu_busy_ticks "$SERVER_CPU")"
         rm -f "$out.sampling"
@@ -289,7 +332,7 @@ for name in "${SERVERS[@]}"; do RSS_AFTER[$name]="$(rss_kib "${PID[$name]}")"; d
 MB_RSS_FIRST_RUN="${MB_RSS_RUN[0]}"
 
 declare -A RPS_MED P99_MED CPU_MED
-for name in "${SERVERS[@]}"; do
+for name in "${MEASURED[@]}"; do
     RPS_MED[$name]="$(echo "${RPS[$name]}" | median)"
     P99_MED[$name]="$(printf '%.3f' "$(echo "${P99[$name]}" | median)")"
     CPU_MED[$name]="$(printf '%.2f' "$(echo "${CPU_US[$name]}" | median)")"
@@ -307,7 +350,7 @@ for name in hummingbird hummingbird-1loop; do
 done
 
 CONTENDED=0
-for name in "${SERVERS[@]}"; do
+for name in "${MEASURED[@]}"; do
     # Quiet runs show 1-6% here: the kernel's own work for the loopback traffic is partly
     # accounted outside the server process (softirq time). More than 10% is someone else.
     for v in ${OTHER[$name]}; do awk -v v="$v" 'BEGIN { exit !(v > 10) }' && CONTENDED=$((CONTENDED + 1)); done
@@ -323,12 +366,15 @@ T_GROWTH="$(awk -v a="$MB_RSS_AFTER" -v f="$MB_RSS_FIRST_RUN" 'BEGIN { print (a 
 
 fmt() { printf '%.0f' "$1"; }
 per_run() { local v; for v in $1; do printf '%s ' "$(fmt "$v")"; done; }
-TABLE="$(for name in "${SERVERS[@]}"; do
+TABLE="$(for name in "${MEASURED[@]}"; do
     printf '| %s | %s | %s | %s | %s| %s| %s| %s| %s| %s|\n' "${LABEL[$name]}" "$(fmt "${RPS_MED[$name]}")" \
         "${P99_MED[$name]}" "${CPU_MED[$name]}" "$(per_run "${RPS[$name]}")" "${P99[$name]}" "${CPU_US[$name]}" \
         "${SHARE[$name]}" "${OTHER[$name]}" "${THREADS[$name]}"
 done)"
 TARGETS=""
+if [ "$H2C" = 1 ]; then
+    TARGETS+="- h2c / HTTP/1.1 on the same mockbackend process: against wrk, requests/s ×$(ratio "${RPS_MED[mockbackend-h2c]}" "${RPS_MED[mockbackend]}"), server CPU per request **×$(ratio "${CPU_MED[mockbackend-h2c]}" "${CPU_MED[mockbackend]}")** (${CPU_MED[mockbackend-h2c]} µs vs ${CPU_MED[mockbackend]} µs); against h2load --h1 (the same client), requests/s ×$(ratio "${RPS_MED[mockbackend-h2c]}" "${RPS_MED[mockbackend-h2load-h1]}"), server CPU per request **×$(ratio "${CPU_MED[mockbackend-h2c]}" "${CPU_MED[mockbackend-h2load-h1]}")** ($(cat "$RAW/h2load-version.txt"), \`-t1 -c$CONNECTIONS -m$H2_STREAMS -D $DURATION\`)"$'\n'
+fi
 if [ -n "$HB_BEST" ]; then
     R_HB="$(ratio "${RPS_MED[mockbackend]}" "${RPS_MED[$HB_BEST]}")"
     T_HB="$(awk -v r="$R_HB" 'BEGIN { print (r >= 1.5) ? 1 : 0 }')"
@@ -364,7 +410,7 @@ $TARGETS- mockbackend startup to first 200 on /health: **$STARTUP_MS ms** median
 - mockbackend RSS after warm-up $(mib "$MB_RSS_WARM") MiB, after run 1 $(mib "$MB_RSS_FIRST_RUN") MiB, after all $RUNS runs **$(mib "$MB_RSS_AFTER") MiB**, $(awk -v a="$MB_RSS_AFTER" -v i="$MB_RSS_IDLE" 'BEGIN { printf "%+.1f", (a - i) / 1024 }') MiB over idle; after load = $MB_RSS_AFTER_SPLIT (no growth run 1 → last, ±1 MiB: $(verdict "$T_GROWTH"))
 - per-run RSS (MiB): $(for v in "${MB_RSS_RUN[@]}"; do printf '%s ' "$(mib "$v")"; done)
 - RSS idle → after load (MiB): $(for name in "${SERVERS[@]}"; do printf '%s %s → %s; ' "$name" "$(mib "${RSS_IDLE[$name]}")" "$(mib "${RSS_AFTER[$name]}")"; done)
-- wrk socket errors / non-2xx over all measured runs: $ERRORS
+- socket errors / non-2xx over all measured runs (wrk$(if [ "$H2C" = 1 ]; then printf ' and h2load'; fi)): $ERRORS
 - contended runs (other work took more than 10% of CPU $SERVER_CPU during the run): $CONTENDED of $((COUNT * RUNS))$(if [ "$CONTENDED" -gt 0 ]; then printf ' — **this result is disturbed by other load; rerun on a quiet machine**'; fi)
 EOF
 )"

@@ -59,6 +59,13 @@ def cpu_seconds(pid):
     return (int(fields[11]) + int(fields[12])) / CLK_TCK
 
 
+def cpu_user_system_seconds(pid):
+    """utime and stime of the whole process, apart, in seconds."""
+    with open(f"/proc/{pid}/stat") as f:
+        fields = f.read().rsplit(")", 1)[1].split()
+    return int(fields[11]) / CLK_TCK, int(fields[12]) / CLK_TCK
+
+
 def cpu_busy_seconds(cpu):
     """Busy time of one CPU (user, nice, system, irq, softirq, steal) from /proc/stat."""
     with open("/proc/stat") as f:
@@ -324,6 +331,7 @@ def fanout_phase(server, args, streams, phase_index):
     rss_idle = rss_kib(pid)
     log(f"{args.name}: {streams} streams: RSS idle {rss_idle} KiB; connecting")
     t_connect = time.monotonic()
+    connect_cpu0 = cpu_seconds(pid)
     group = ClientGroup(
         args.client, args.port, server.stream_path(channel), streams, args.per_process,
         os.path.join(args.raw, f"{args.name}-clients-{streams}.stderr"),
@@ -332,6 +340,7 @@ def fanout_phase(server, args, streams, phase_index):
     try:
         opened = group.wait_ready(timeout=180)
         result["connect_seconds"] = round(time.monotonic() - t_connect, 2)
+        result["connect_server_cpu_seconds"] = round(cpu_seconds(pid) - connect_cpu0, 3)
         if opened != streams:
             raise RuntimeError(f"only {opened} of {streams} streams opened")
         time.sleep(args.settle)
@@ -367,6 +376,7 @@ def fanout_phase(server, args, streams, phase_index):
             t0, _, _ = one_event(serial)
             time.sleep(max(0.02, args.spacing - (time.monotonic_ns() - t0) / 1e9))
         cpu0 = cpu_seconds(pid)
+        split0 = cpu_user_system_seconds(pid)
         busy0 = cpu_busy_seconds(args.server_cpu)
         wall0 = time.monotonic()
         firsts, lasts = [], []
@@ -377,6 +387,7 @@ def fanout_phase(server, args, streams, phase_index):
             if serial + 1 < args.events:
                 time.sleep(max(0.02, args.spacing - (time.monotonic_ns() - t0) / 1e9))
         cpu1 = cpu_seconds(pid)
+        split1 = cpu_user_system_seconds(pid)
         busy1 = cpu_busy_seconds(args.server_cpu)
         wall = time.monotonic() - wall0
         deliveries = args.events * streams
@@ -391,6 +402,10 @@ def fanout_phase(server, args, streams, phase_index):
             "max_last_ms": round(max(lasts), 3),
             "p50_first_ms": round(percentile(firsts, 50), 3),
             "server_cpu_seconds": round(cpu1 - cpu0, 3),
+            # The same CPU time apart: the server's own code (user) and the kernel's on its
+            # behalf (system: the socket calls and, on loopback, the reader's TCP receive).
+            "server_user_seconds": round(split1[0] - split0[0], 3),
+            "server_system_seconds": round(split1[1] - split0[1], 3),
             "publish_phase_seconds": round(wall, 3),
             "cpu_us_per_delivery": round((cpu1 - cpu0) * 1e6 / deliveries, 3),
             "threads_after_events": thread_count(pid),

@@ -9,6 +9,11 @@
 # A minimal C epoll server (sse/floor_server.c: one send() per delivery, nothing else)
 # runs the fan-out sizes too, as the floor this machine's loopback sets for CPU per
 # delivery in the same run.
+# Then mockbackend alone over HTTP/2 beside HTTP/1.1 (PROTOCOLS): at H2_SIZES streams, once
+# as that many HTTP/1.1 connections (sse/sse_client.c) and once as h2c connections with
+# prior knowledge carrying STREAMS_PER_CONNECTION streams each (sse/h2_client.c, nghttp2's
+# client), a fresh server for each, the two taking turns for H2_RUNS rounds; the summary
+# gives server CPU per delivery over each and the ratio h2c / HTTP/1.1, medians and per run.
 #
 # Environment (all optional):
 #   SIZES=1000,5000,10000  stream counts
@@ -23,9 +28,19 @@
 #   WAIT_FOR_IDLE=1        before measuring, wait (up to ~10 min) until the CPUs are >= 85% idle
 #   NICE=-10               niceness of servers and clients (default -10 as root, else 0)
 #   ONLY=mockbackend|hummingbird|floor   measure one server only (no comparison report)
+#   ONLY=h2                the HTTP/2 comparison only (it runs when ONLY is empty or h2)
+#   PROTOCOLS=http1,h2c    protocols of the HTTP/2 comparison (empty: none); with both, the
+#                          summary has the ratio. h2c needs libnghttp2-dev (pkg-config
+#                          libnghttp2); without it the h2c part is skipped
+#   H2_SIZES=1000          stream counts of the HTTP/2 comparison
+#   H2_RUNS=5              its rounds (each: both protocols, the first alternating)
+#   STREAMS_PER_CONNECTION=100   h2c streams per connection (mockbackend announces
+#                          SETTINGS_MAX_CONCURRENT_STREAMS 100: more would wait)
 #
 # Writes bench/results/sse/latest.md (markdown summary, also printed) and the raw JSON of
-# each server under bench/results/sse/. Uses only 127.0.0.1; stops everything it started.
+# each server under bench/results/sse/; the HTTP/2 comparison's JSON goes to
+# bench/results/sse/h2/ and its summary to bench/results/sse/h2.md (also printed, and part
+# of latest.md). Uses only 127.0.0.1; stops everything it started.
 set -euo pipefail
 
 SSE_DIR="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
@@ -48,6 +63,10 @@ SKIP_BUILD="${SKIP_BUILD:-0}"
 WAIT_FOR_IDLE="${WAIT_FOR_IDLE:-0}"
 NICE="${NICE:-auto}"
 ONLY="${ONLY:-}"
+PROTOCOLS="${PROTOCOLS-http1,h2c}"
+H2_SIZES="${H2_SIZES:-1000}"
+H2_RUNS="${H2_RUNS:-5}"
+STREAMS_PER_CONNECTION="${STREAMS_PER_CONNECTION:-100}"
 
 log() { printf '[sse-bench] %s\n' "$*" >&2; }
 die() { printf '[sse-bench] error: %s\n' "$*" >&2; exit 1; }
@@ -67,19 +86,34 @@ pgrep -f "bench/run.sh" >/dev/null && die "bench/run.sh is still running"
 HB_BUILD=(swift build -c release --static-swift-stdlib --package-path "$PEER_DIR")
 mkdir -p "$RESULTS/bin" "$RAW"
 CLIENT="$RESULTS/bin/sse_client"
+H2_CLIENT="$RESULTS/bin/h2_client"
 FLOOR_BIN="$RESULTS/bin/floor_server"
+# The Hummingbird peer is needed unless one mockbackend-only part is measured.
+NEED_HB=1
+case "$ONLY" in mockbackend|floor|h2) NEED_HB=0 ;; ""|hummingbird) ;; *) die "unknown ONLY=$ONLY" ;; esac
 if [ "$SKIP_BUILD" != 1 ]; then
     log "building mockbackend (release, static stdlib)"
     build "${MB_BUILD[@]}" --product mockbackend
-    log "building the Hummingbird peer (release, static stdlib)"
-    build "${HB_BUILD[@]}"
+    if [ "$NEED_HB" = 1 ]; then
+        log "building the Hummingbird peer (release, static stdlib)"
+        build "${HB_BUILD[@]}"
+    fi
 fi
 gcc -O2 -Wall -o "$CLIENT" "$SSE_DIR/sse_client.c"
 gcc -O2 -Wall -o "$FLOOR_BIN" "$SSE_DIR/floor_server.c"
+if [[ ",$PROTOCOLS," == *",h2c,"* ]]; then
+    if pkg-config --exists libnghttp2 2>/dev/null; then
+        # shellcheck disable=SC2046
+        gcc -O2 -Wall -o "$H2_CLIENT" "$SSE_DIR/h2_client.c" $(pkg-config --cflags --libs libnghttp2)
+    else
+        log "libnghttp2-dev is missing (install it with: apt-get install -y libnghttp2-dev pkg-config); skipping h2c"
+        PROTOCOLS="$(echo ",$PROTOCOLS," | sed 's/,h2c,/,/g; s/^,//; s/,$//')"
+    fi
+fi
 MB_BIN="$(cd "$ROOT" && "${MB_BUILD[@]}" --show-bin-path)/mockbackend"
 HB_BIN="$(cd "$ROOT" && "${HB_BUILD[@]}" --show-bin-path)/HummingbirdPeer"
 [ -x "$MB_BIN" ] || die "missing $MB_BIN"
-[ -x "$HB_BIN" ] || die "missing $HB_BIN"
+[ "$NEED_HB" = 0 ] || [ -x "$HB_BIN" ] || die "missing $HB_BIN"
 MB_REVISION="$(git -C "$ROOT" rev-parse --short HEAD 2>/dev/null || echo unknown)"
 if [ -n "$(git -C "$ROOT" status --porcelain -- Sources Package.swift 2>/dev/null)" ]; then
     MB_REVISION="$MB_REVISION + uncommitted changes in Sources/"
@@ -116,12 +150,12 @@ stop_server() {
 }
 
 # measure NAME KIND OUT [driver options...]: runs the driver (pinned to CLIENT_CPU)
-# against the running server.
+# against the running server, with the load client $CLIENT (CLIENT_BIN=... for another).
 measure() {
     local name="$1" kind="$2" out="$3"
     shift 3
     nice -n "$NICE" taskset -c "$CLIENT_CPU" python3 "$SSE_DIR/driver.py" measure \
-        --name "$name" --kind "$kind" --pid "$SERVER_PID" --port "$SERVER_PORT" --client "$CLIENT" \
+        --name "$name" --kind "$kind" --pid "$SERVER_PID" --port "$SERVER_PORT" --client "${CLIENT_BIN:-$CLIENT}" \
         --out "$out" --raw "$RAW" --events "$EVENTS" --warmup-events "$WARMUP_EVENTS" \
         --spacing "$SPACING" --per-process "$PER_PROCESS" --tp-events "$TP_EVENTS" "$@" &
     DRIVER_PID=$!
@@ -143,7 +177,11 @@ start() {
 }
 
 cd "$ROOT"
-rm -f "$RESULTS"/*.json
+if [ "$ONLY" = h2 ]; then
+    [ -n "$PROTOCOLS" ] || die "ONLY=h2 needs PROTOCOLS (http1, h2c or both)"
+else
+    rm -f "$RESULTS"/*.json
+fi
 LARGEST="${SIZES##*,}"
 START="$(date +%s)"
 SERVERS=(mockbackend hummingbird floor)
@@ -161,6 +199,14 @@ for size in ${SIZES//,/ }; do
         stop_server
     done
 done
+# mockbackend over HTTP/1.1 and h2c, turn by turn (sse/h2.sh).
+H2_RAN=0
+if { [ -z "$ONLY" ] || [ "$ONLY" = h2 ]; } && [ -n "$PROTOCOLS" ]; then
+    # shellcheck source=h2.sh
+    source "$SSE_DIR/h2.sh"
+    h2_comparison
+    H2_RAN=1
+fi
 # One stream: the floor does not buffer, and 500,000 events at once would overflow it.
 for name in mockbackend hummingbird; do
     [ -z "$ONLY" ] || [ "$ONLY" = "$name" ] || continue
@@ -170,7 +216,7 @@ for name in mockbackend hummingbird; do
 done
 ELAPSED=$(( $(date +%s) - START ))
 
-if [ -z "$ONLY" ]; then
+if [ -z "$ONLY" ] || [ "$H2_RAN" = 1 ]; then
     python3 - "$RESULTS/meta.json" <<EOF
 import json, sys
 json.dump({
@@ -179,9 +225,25 @@ json.dump({
     "notes": "mockbackend built from $MB_REVISION; measuring took ${ELAPSED} s.",
     "spacing_ms": round(float("$SPACING") * 1000),
     "warmup_events": $WARMUP_EVENTS,
+    "events": $EVENTS,
+    "streams_per_connection": $STREAMS_PER_CONNECTION,
+    "busy_before_percent": $BUSY_BEFORE,
 }, open(sys.argv[1], "w"))
 EOF
+fi
+if [ -z "$ONLY" ]; then
     python3 "$SSE_DIR/driver.py" report "$RESULTS" --meta "$RESULTS/meta.json" >"$RESULTS/latest.md"
+fi
+if [ "$H2_RAN" = 1 ]; then
+    python3 "$SSE_DIR/report_h2.py" "$RESULTS/h2" --meta "$RESULTS/meta.json" >"$RESULTS/h2.md"
+    if [ -z "$ONLY" ]; then
+        { printf '\n'; cat "$RESULTS/h2.md"; } >>"$RESULTS/latest.md"
+    else
+        printf '\n'; cat "$RESULTS/h2.md"; printf '\n'
+        log "written $RESULTS/h2.md (raw JSON in $RESULTS/h2/)"
+    fi
+fi
+if [ -z "$ONLY" ]; then
     printf '\n'; cat "$RESULTS/latest.md"; printf '\n'
     log "written $RESULTS/latest.md (raw JSON in $RESULTS/)"
 fi

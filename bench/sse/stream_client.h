@@ -1,6 +1,7 @@
-// stream_client.h: what sse_client.c and ws_client.c share: the connections, the epoll
-// loop, the per-id bookkeeping and the line protocol on stdin/stdout that
-// bench/sse/driver.py speaks. Included by exactly one .c file, which first defines
+// stream_client.h: what sse_client.c and ws_client.c share: one connection per stream,
+// the epoll loop, and (from stream_report.h) the per-id bookkeeping and the line protocol
+// on stdin/stdout that bench/sse/driver.py speaks. Included by exactly one .c file, which
+// first defines
 //
 //   CLIENT_NAME       "sse_client" or "ws_client", for messages
 //   PROTOCOL_FIELDS   the per-connection parser state of its protocol (struct members)
@@ -13,43 +14,18 @@
 //
 // Opens STREAMS connections to 127.0.0.1:PORT (BATCH at a time, each batch waiting for its
 // response heads), sends the request for PATH, checks the head, then prints "READY n".
-// Each event's number (an SSE id, a WebSocket message's "seq") is handed to got_id() with
-// the CLOCK_MONOTONIC time, in nanoseconds, taken right after the read() that brought it:
-// comparable with Python's time.monotonic_ns() in other processes.
-//
-// Commands on stdin, one per line:
-//   F            fan-out mode (default): print "GOT id count first_ns last_ns" once every
-//                open stream has received that id
-//   R            throughput mode: reset counters, print "OK"
-//   E id         throughput mode: print "DONE id events first_ns last_ns" once id arrives
-//   N count      throughput mode: print "DONE count events first_ns last_ns" once count
-//                events have arrived since R (for streams whose events all carry one number)
-//   S            print "STATUS events_since_R events_in_all"
-//   K            keep-alive: send the protocol's keep-alive on every stream (if it has one),
-//                print "OK"
-//   Q            close every stream and exit, printing "BYE events closed"
-// A stream the server closes prints "CLOSED streams_left events_so_far".
-// EOF on stdin counts as Q. The process also exits by itself after 900 s (alarm).
+// The commands and the lines printed are stream_report.h's.
 #ifndef STREAM_CLIENT_H
 #define STREAM_CLIENT_H
 
+#include "stream_report.h"
+
 #include <arpa/inet.h>
-#include <errno.h>
-#include <fcntl.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
-#include <signal.h>
-#include <stdint.h>
-#include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
 #include <sys/epoll.h>
-#include <sys/resource.h>
 #include <sys/socket.h>
-#include <time.h>
-#include <unistd.h>
 
-#define SLOTS (1u << 16) /* per-id bookkeeping, indexed by id modulo SLOTS */
 #define HEAD_MAX 4096
 
 typedef struct {
@@ -61,19 +37,8 @@ typedef struct {
     PROTOCOL_FIELDS
 } conn_t;
 
-typedef struct {
-    uint64_t id;
-    uint32_t count;
-    uint64_t first_ns, last_ns;
-} slot_t;
-
 static conn_t *conns;
-static int nconns, nopen, closed_by_server, epfd;
-static slot_t *slots;
-static int throughput_mode;
-static uint64_t tp_events, tp_first, tp_last, tp_wait_id, tp_wait_count, total_events;
-static int tp_waiting; /* 1: for an id (E), 2: for a count (N) */
-static uint64_t max_id_seen;
+static int nconns, epfd;
 
 /* --- the protocol's hooks, defined by the including file ----------------------------- */
 /* Writes the request for PATH into buf; returns its length. */
@@ -89,50 +54,6 @@ static void client_keepalive(conn_t *c);
 /* Before exiting on Q: anything to send before the descriptor closes. */
 static void client_goodbye(conn_t *c);
 
-static uint64_t now_ns(void) {
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
-}
-
-static void die(const char *what) {
-    fprintf(stderr, CLIENT_NAME ": %s: %s\n", what, strerror(errno));
-    exit(2);
-}
-
-static void check_tp_done(void) {
-    if ((tp_waiting == 1 && max_id_seen >= tp_wait_id) || (tp_waiting == 2 && tp_events >= tp_wait_count)) {
-        printf("DONE %llu %llu %llu %llu\n", (unsigned long long)(tp_waiting == 1 ? tp_wait_id : tp_wait_count),
-               (unsigned long long)tp_events, (unsigned long long)tp_first, (unsigned long long)tp_last);
-        fflush(stdout);
-        tp_waiting = 0;
-    }
-}
-
-static void got_id(uint64_t id, uint64_t t) {
-    total_events++;
-    if (id > max_id_seen) max_id_seen = id;
-    if (throughput_mode) {
-        if (tp_events == 0) tp_first = t;
-        tp_events++;
-        tp_last = t;
-        return;
-    }
-    slot_t *s = &slots[id % SLOTS];
-    if (s->id != id) {
-        s->id = id;
-        s->count = 0;
-        s->first_ns = t;
-    }
-    s->count++;
-    s->last_ns = t;
-    if ((int)s->count == nopen) {
-        printf("GOT %llu %u %llu %llu\n", (unsigned long long)id, s->count, (unsigned long long)s->first_ns,
-               (unsigned long long)s->last_ns);
-        fflush(stdout);
-    }
-}
-
 static void close_conn(conn_t *c) {
     if (!c->open) return;
     epoll_ctl(epfd, EPOLL_CTL_DEL, c->fd, NULL);
@@ -145,11 +66,9 @@ static void close_conn(conn_t *c) {
 
 /* The server ended the stream (EOF, a reset, or a close frame). */
 static void closed_by_peer(conn_t *c, const char *how) {
-    closed_by_server++;
     fprintf(stderr, CLIENT_NAME ": stream on fd %d closed by the server (%s)\n", c->fd, how);
     close_conn(c);
-    printf("CLOSED %d %llu\n", nopen, (unsigned long long)total_events);
-    fflush(stdout);
+    report_closed();
 }
 
 /* Returns 1 if the head completed with this call. */
@@ -206,41 +125,14 @@ static void keepalive_all(void) {
     last_keepalive_ns = now_ns();
 }
 
-static void handle_command(char *line) {
-    if (line[0] == 'Q') {
-        for (int i = 0; i < nconns; i++) {
-            if (conns[i].open && conns[i].head_done) client_goodbye(&conns[i]);
-            close_conn(&conns[i]);
-        }
-        printf("BYE %llu %d\n", (unsigned long long)total_events, closed_by_server);
-        fflush(stdout);
-        exit(0);
-    } else if (line[0] == 'R') {
-        throughput_mode = 1;
-        tp_events = tp_first = tp_last = 0;
-        printf("OK\n");
-        fflush(stdout);
-    } else if (line[0] == 'E') {
-        tp_wait_id = strtoull(line + 1, NULL, 10);
-        tp_waiting = 1;
-        check_tp_done();
-    } else if (line[0] == 'N') {
-        tp_wait_count = strtoull(line + 1, NULL, 10);
-        tp_waiting = 2;
-        check_tp_done();
-    } else if (line[0] == 'S') {
-        printf("STATUS %llu %llu\n", (unsigned long long)tp_events, (unsigned long long)total_events);
-        fflush(stdout);
-    } else if (line[0] == 'K') {
-        keepalive_all();
-        printf("OK\n");
-        fflush(stdout);
-    } else if (line[0] == 'F') {
-        throughput_mode = 0;
-        printf("OK\n");
-        fflush(stdout);
+static void report_quit(void) {
+    for (int i = 0; i < nconns; i++) {
+        if (conns[i].open && conns[i].head_done) client_goodbye(&conns[i]);
+        close_conn(&conns[i]);
     }
 }
+
+static void report_keepalive(void) { keepalive_all(); }
 
 /* keepalive_every_ns: 0 for none; else client_keepalive runs on every stream when that long
  * has passed since the last time (or since READY). */
@@ -253,24 +145,15 @@ static int run_client(int argc, char **argv, uint64_t keepalive_every_ns) {
     const char *path = argv[2];
     nconns = atoi(argv[3]);
     int batch = argc > 4 ? atoi(argv[4]) : 200;
-    signal(SIGPIPE, SIG_IGN);
-    alarm(900);
-
-    struct rlimit rl;
-    if (getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur < rl.rlim_max) {
-        rl.rlim_cur = rl.rlim_max;
-        setrlimit(RLIMIT_NOFILE, &rl);
-    }
+    report_setup();
 
     conns = calloc((size_t)nconns, sizeof(conn_t));
-    slots = calloc(SLOTS, sizeof(slot_t));
     size_t bufsize = 256 * 1024;
     char *buf = malloc(bufsize);
-    if (!conns || !slots || !buf) die("calloc");
+    if (!conns || !buf) die("calloc");
 
     epfd = epoll_create1(0);
     if (epfd < 0) die("epoll_create1");
-    fcntl(0, F_SETFL, fcntl(0, F_GETFL) | O_NONBLOCK);
     struct epoll_event ev = {.events = EPOLLIN, .data.u64 = UINT64_MAX};
     epoll_ctl(epfd, EPOLL_CTL_ADD, 0, &ev);
 
@@ -281,8 +164,6 @@ static int run_client(int argc, char **argv, uint64_t keepalive_every_ns) {
     addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
 
     struct epoll_event events[1024];
-    char line[256];
-    int linelen = 0;
     int heads = 0;
     uint64_t start = now_ns();
     for (int base = 0; base < nconns; base += batch) {
@@ -328,21 +209,7 @@ static int run_client(int argc, char **argv, uint64_t keepalive_every_ns) {
         }
         for (int k = 0; k < n; k++) {
             if (events[k].data.u64 == UINT64_MAX) {
-                for (;;) {
-                    ssize_t r = read(0, line + linelen, sizeof line - 1 - (size_t)linelen);
-                    if (r == 0) handle_command("Q");
-                    if (r < 0) break;
-                    linelen += (int)r;
-                    line[linelen] = 0;
-                    char *nl;
-                    while ((nl = strchr(line, '\n'))) {
-                        *nl = 0;
-                        handle_command(line);
-                        memmove(line, nl + 1, strlen(nl + 1) + 1);
-                        linelen = (int)strlen(line);
-                    }
-                    if (linelen >= (int)sizeof line - 1) linelen = 0;
-                }
+                read_commands();
                 continue;
             }
             on_readable(&conns[events[k].data.u64], buf, bufsize);
