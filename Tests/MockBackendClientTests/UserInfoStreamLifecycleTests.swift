@@ -96,7 +96,9 @@ struct UserInfoStreamLifecycleTests {
                 baseURL: server.baseURL, userId: login.userId, sessionId: login.sessionId,
                 configuration: UserInfoStreamConfiguration(policy: quickPolicy, idleTimeout: .seconds(1)))
             stream.start()
-            let reopened = try await eventually(timeout: .seconds(8)) {
+            // The default bound (30 s): the reconnect takes about a second, but the start of a
+            // whole run on two cores can hold the client's tasks up for many more.
+            let reopened = try await eventually {
                 let connections = try await userInfoConnections(server)
                 return connections.count >= 2 && connections[0].endedAt != nil
             }

@@ -21,10 +21,10 @@ public final class PartialUpload {
     private let wire: Wire
 
     /// Starts `method target` with a body of `contentLength` bytes on `server`.
-    public init(on server: any AppUnderTest, _ method: String, _ target: String, contentLength: Int) throws {
+    public init(on server: any AppUnderTest, _ method: String, _ target: String, contentLength: Int) async throws {
         #if canImport(CNghttp2)
         if let http2 = server as? HTTP2App {
-            wire = .http2(try http2.startUpload(method, target, contentLength: contentLength))
+            wire = .http2(try await http2.startUpload(method, target, contentLength: contentLength))
             return
         }
         #endif

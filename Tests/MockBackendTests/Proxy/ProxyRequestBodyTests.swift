@@ -29,7 +29,7 @@ struct ProxyRequestBodyTests {
         let upstream = try ScriptedUpstream([.readBody(count: body.count), .write(Self.ok)])
         defer { upstream.stop() }
         try await withProxy(over: transport, to: upstream.port) { proxy in
-            let upload = try PartialUpload(on: proxy, "POST", "/upload", contentLength: body.count)
+            let upload = try await PartialUpload(on: proxy, "POST", "/upload", contentLength: body.count)
             try upload.send(Array(body[..<100_000]))
             #expect(
                 await eventually { upstream.receivedBody.count == 100_000 },
@@ -101,7 +101,7 @@ struct ProxyRequestBodyTests {
         let upstream = try ScriptedUpstream([.readUntilClosed])
         defer { upstream.stop() }
         try await withProxy(over: transport, to: upstream.port) { proxy in
-            let upload = try PartialUpload(on: proxy, "POST", "/upload", contentLength: 10000)
+            let upload = try await PartialUpload(on: proxy, "POST", "/upload", contentLength: 10000)
             try upload.send(Array(repeating: UInt8(ascii: "a"), count: 4000))
             #expect(await eventually { upstream.receivedBody.count == 4000 })
             upload.abandon()
@@ -161,7 +161,7 @@ struct ProxyRequestBodyTests {
         defer { upstream.stop() }
         try await withProxy(over: transport, to: upstream.port) { proxy in
             let total = 64 << 20
-            let upload = try PartialUpload(on: proxy, "POST", "/upload", contentLength: total)
+            let upload = try await PartialUpload(on: proxy, "POST", "/upload", contentLength: total)
             let sent = await upload.sendUntilStalled(total: total, stallAfter: .seconds(1))
             #expect(sent < total / 2, "the client sent \(sent) of \(total) bytes to an upstream that reads nothing")
             #expect(sent > 0)

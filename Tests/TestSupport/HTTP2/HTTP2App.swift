@@ -1,4 +1,5 @@
 #if canImport(CNghttp2)
+import Dispatch
 import Foundation
 import MockBackend
 import MockBackendHTTP
@@ -29,14 +30,24 @@ public final class HTTP2App: AppUnderTest, Sendable {
     private var port: Int { overTLS ? (server.tlsPort ?? 0) : server.port }
 
     /// The connection streams open on: the current one while the server still takes new
-    /// streams on it, else a new one.
-    func currentConnection() throws -> HTTP2TestConnection {
-        try connection.withLock { current in
-            if let current, current.isUsable { return current }
-            let fresh = try HTTP2TestConnection(port: port, tls: overTLS)
-            current = fresh
-            return fresh
+    /// streams on it, else a new one. Connecting blocks (TCP, the TLS handshake), so it
+    /// happens off the threads Swift concurrency runs every test's tasks on.
+    func currentConnection() async throws -> HTTP2TestConnection {
+        if let current = connection.withLock({ $0 }), current.isUsable { return current }
+        let (port, tls) = (port, overTLS)
+        let fresh = try await withCheckedThrowingContinuation { continuation in
+            DispatchQueue.global().async {
+                continuation.resume(with: Result { try HTTP2TestConnection(port: port, tls: tls) })
+            }
         }
+        let (chosen, spare) = connection.withLock { current -> (HTTP2TestConnection, HTTP2TestConnection?) in
+            // Another request connected meanwhile: its connection is the one.
+            if let current, current.isUsable { return (current, fresh) }
+            current = fresh
+            return (fresh, nil)
+        }
+        spare?.close()
+        return chosen
     }
 
     /// The code of the GOAWAY the server sent on the current connection, once it has.
@@ -78,14 +89,14 @@ public final class HTTP2App: AppUnderTest, Sendable {
     public func request(_ method: String, _ target: String, headers: [String: String], body: String?) async throws
         -> RawResponse
     {
-        let stream = try open(method, target, headers: headers, body: body)
+        let stream = try await open(method, target, headers: headers, body: body)
         let response = try await stream.readResponse()
         return method == "HEAD"
             ? RawResponse(version: "HTTP/2", status: response.status, headers: response.headers, body: []) : response
     }
 
     public func openStream(_ target: String, headers: [String: String]) async throws -> any StreamClient {
-        let stream = try open("GET", target, headers: headers, body: nil)
+        let stream = try await open("GET", target, headers: headers, body: nil)
         try await stream.waitForHead()
         return stream
     }
@@ -93,19 +104,19 @@ public final class HTTP2App: AppUnderTest, Sendable {
     /// Starts `method target` with a body the test sends in parts (`HTTP2StreamClient.sendBody`),
     /// declared `contentLength` long when given.
     public func startUpload(_ method: String, _ target: String, headers: [String: String] = [:], contentLength: Int?)
-        throws -> HTTP2StreamClient
+        async throws -> HTTP2StreamClient
     {
-        let connection = try currentConnection()
+        let connection = try await currentConnection()
         var fields = fields(method, target, headers: headers, body: nil)
         if let contentLength { fields.append(("content-length", String(contentLength))) }
         let id = try connection.submit(fields: fields, body: [], moreBody: true)
         return HTTP2StreamClient(connection: connection, stream: id)
     }
 
-    private func open(_ method: String, _ target: String, headers: [String: String], body: String?) throws
+    private func open(_ method: String, _ target: String, headers: [String: String], body: String?) async throws
         -> HTTP2StreamClient
     {
-        let connection = try currentConnection()
+        let connection = try await currentConnection()
         let id = try connection.submit(
             fields: fields(method, target, headers: headers, body: body), body: body.map { Array($0.utf8) })
         return HTTP2StreamClient(connection: connection, stream: id)
