@@ -112,8 +112,12 @@ struct WebSocketLifecycleTests {
     /// Stopping the server closes each WebSocket with 1001 and waits for the answer.
     @Test func stoppingTheServerSendsGoingAway() async throws {
         let registry = WebSocketRegistry()
+        // A close answer awaited longer than the default 5 s: at the start of a whole run on
+        // two cores this test's task can wait that long before it reads the close frame.
+        var configuration = HTTPServerConfiguration()
+        configuration.webSocket.closeTimeout = .seconds(25)
         let server = HTTPServer(
-            configuration: HTTPServerConfiguration(), responder: WebSocketTestRoutes.responder(registry),
+            configuration: configuration, responder: WebSocketTestRoutes.responder(registry),
             logger: .init(label: "test"))
         try server.start()
         let answering = try await RawWebSocketClient.connect(server)

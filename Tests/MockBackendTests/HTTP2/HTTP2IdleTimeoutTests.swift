@@ -9,13 +9,13 @@ import Testing
 struct HTTP2IdleTimeoutTests {
     @Test(arguments: Transport.overSockets.filter { $0 != .http11 })
     func goAwayComesOnlyOnceNoStreamIsOpenForTheTimeout(over transport: Transport) async throws {
-        let timeout = TestTiming.scaled(.milliseconds(500))
+        let timeout = TestTiming.scaled(.seconds(1))
         var configuration = MockBackendConfiguration.forTesting()
         configuration.http.idleTimeout = timeout
         try await withApp(over: transport, configuration) { server in
             let http2 = try #require(server as? HTTP2App)
             let stream = try await server.openStream("/sse/channels/long")
-            try await Task.sleep(for: timeout * 3)
+            try await Task.sleep(for: timeout * 2)
             #expect(http2.goAwayCode == nil, "GOAWAY while a stream was open")
             stream.close()
             let closedAt = ContinuousClock.now

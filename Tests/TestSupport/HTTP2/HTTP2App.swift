@@ -16,7 +16,8 @@ public final class HTTP2App: AppUnderTest, Sendable {
     public let server: RunningServer
     /// Whether this is h2 over TLS rather than h2c.
     public let overTLS: Bool
-    private let connection = LockedValue<HTTP2TestConnection?>(nil)
+    /// The connection new streams open on, and every one opened, for `close`.
+    private let connections = LockedValue<(current: HTTP2TestConnection?, all: [HTTP2TestConnection])>((nil, []))
 
     init(server: RunningServer, overTLS: Bool) {
         self.server = server
@@ -29,35 +30,14 @@ public final class HTTP2App: AppUnderTest, Sendable {
 
     private var port: Int { overTLS ? (server.tlsPort ?? 0) : server.port }
 
-    /// The connection streams open on: the current one while the server still takes new
-    /// streams on it, else a new one. Connecting blocks (TCP, the TLS handshake), so it
-    /// happens off the threads Swift concurrency runs every test's tasks on.
-    func currentConnection() async throws -> HTTP2TestConnection {
-        if let current = connection.withLock({ $0 }), current.isUsable { return current }
-        let (port, tls) = (port, overTLS)
-        let fresh = try await withCheckedThrowingContinuation { continuation in
-            DispatchQueue.global().async {
-                continuation.resume(with: Result { try HTTP2TestConnection(port: port, tls: tls) })
-            }
-        }
-        let (chosen, spare) = connection.withLock { current -> (HTTP2TestConnection, HTTP2TestConnection?) in
-            // Another request connected meanwhile: its connection is the one.
-            if let current, current.isUsable { return (current, fresh) }
-            current = fresh
-            return (fresh, nil)
-        }
-        spare?.close()
-        return chosen
-    }
-
     /// The code of the GOAWAY the server sent on the current connection, once it has.
     public var goAwayCode: UInt32? {
-        connection.withLock { $0 }?.receivedGoAway
+        connections.withLock { $0.current }?.receivedGoAway
     }
 
-    /// Closes the connection; `withApp` calls it before the server stops.
+    /// Closes every connection; `withApp` calls it before the server stops.
     func close() {
-        connection.withLock { $0 }?.close()
+        for connection in connections.withLock({ $0.all }) { connection.close() }
     }
 
     /// The fields of a request: the pseudo-header fields, then `headers` less those HTTP/2
@@ -106,20 +86,55 @@ public final class HTTP2App: AppUnderTest, Sendable {
     public func startUpload(_ method: String, _ target: String, headers: [String: String] = [:], contentLength: Int?)
         async throws -> HTTP2StreamClient
     {
-        let connection = try await currentConnection()
         var fields = fields(method, target, headers: headers, body: nil)
         if let contentLength { fields.append(("content-length", String(contentLength))) }
-        let id = try connection.submit(fields: fields, body: [], moreBody: true)
-        return HTTP2StreamClient(connection: connection, stream: id)
+        return try await submit(fields: fields, body: [], moreBody: true)
     }
 
     private func open(_ method: String, _ target: String, headers: [String: String], body: String?) async throws
         -> HTTP2StreamClient
     {
-        let connection = try await currentConnection()
-        let id = try connection.submit(
-            fields: fields(method, target, headers: headers, body: body), body: body.map { Array($0.utf8) })
-        return HTTP2StreamClient(connection: connection, stream: id)
+        try await submit(
+            fields: fields(method, target, headers: headers, body: body), body: body.map { Array($0.utf8) },
+            moreBody: false)
+    }
+
+    /// Opens a stream on the current connection while the server still takes new streams
+    /// on it, else on a new one. A connection the server ended before the stream could
+    /// start is replaced, as client libraries retry a request no server has seen.
+    ///
+    /// A new connection and its first stream are opened together, off the threads Swift
+    /// concurrency runs every test's tasks on (connecting blocks: TCP, the TLS handshake):
+    /// between the two no task waits for a thread, so a busy run cannot let the server's
+    /// idle timeout end the connection first.
+    private func submit(fields: [(String, String)], body: [UInt8]?, moreBody: Bool) async throws
+        -> HTTP2StreamClient
+    {
+        var attempt = 0
+        while let current = connections.withLock({ $0.current }), current.isUsable, attempt < 3 {
+            do {
+                let id = try current.submit(fields: fields, body: body, moreBody: moreBody)
+                return HTTP2StreamClient(connection: current, stream: id)
+            } catch RawClientErrorForHTTP2.connectionClosed {
+                attempt += 1
+            }
+        }
+        let (port, tls) = (port, overTLS)
+        let (fresh, id) = try await withCheckedThrowingContinuation { continuation in
+            DispatchQueue.global().async {
+                continuation.resume(
+                    with: Result {
+                        let fresh = try HTTP2TestConnection(port: port, tls: tls)
+                        return (fresh, try fresh.submit(fields: fields, body: body, moreBody: moreBody))
+                    })
+            }
+        }
+        // The new connection is the current one; streams still open on an older one go on.
+        connections.withLock {
+            $0.current = fresh
+            $0.all.append(fresh)
+        }
+        return HTTP2StreamClient(connection: fresh, stream: id)
     }
 }
 #endif
