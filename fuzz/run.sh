@@ -75,6 +75,7 @@ configure() {
     h2-session)
         SOURCES=(
             "$SRC"/HTTP2/HTTP2Session.swift
+            "$SRC"/HTTP2/HTTP2HeaderVector.swift
             "$SRC"/HTTP2/HTTP2Support.swift
             "$SRC"/HTTP2/HTTP2Preface.swift
             "$FUZZ"/common/*.swift
