@@ -33,6 +33,13 @@ struct FaultDefinitionTests {
         #expect(try decode(#"{"kind":"malformed"}"#) == .malformed(.malformedResponseChunk))
         #expect(try decode(#"{"kind":"refuse_stream","hang":true}"#) == .refuseStream(status: nil, hang: true))
         #expect(try decode(#"{"kind":"delay","ms":5}"#) == .delay(milliseconds: 5))
+        // The HTTP/2 kinds: RST_STREAM CANCEL and GOAWAY NO_ERROR by default.
+        #expect(try decode(#"{"kind":"rst_stream"}"#) == .rstStream(code: 8, afterEvents: 0))
+        #expect(
+            try decode(#"{"kind":"goaway","afterEvents":1}"#) == .goAway(code: 0, afterEvents: 1, lastStreamID: nil))
+        #expect(try decode(#"{"kind":"max_concurrent_streams","n":6}"#) == .maxConcurrentStreams(6))
+        #expect(try decode(#"{"kind":"window_stall","afterBytes":64}"#) == .windowStall(afterBytes: 64))
+        #expect(try decode(#"{"kind":"content_length_on_stream"}"#) == .contentLengthOnStream)
         // A null field is an absent one.
         #expect(try decode(#"{"kind":"stall","ms":null}"#) == .stall(afterEvents: 0, milliseconds: nil))
         for kind in Fault.kinds {
@@ -53,6 +60,13 @@ struct FaultDefinitionTests {
             (#"{"kind":"cut_inside_event","events":0,"bytes":3}"#, "events"),
             (#"{"kind":"malformed","variant":"SOMETHING"}"#, "variant"),
             (#"{"kind":"latency","ms":999999999999}"#, "ms"),
+            (#"{"kind":"rst_stream","code":-1}"#, "code"), (#"{"kind":"rst_stream","code":4294967296}"#, "code"),
+            (#"{"kind":"rst_stream","afterEvents":-1}"#, "afterEvents"),
+            (#"{"kind":"goaway","lastStreamId":2147483648}"#, "lastStreamId"),
+            (#"{"kind":"goaway","lastStreamId":1,"hang":true}"#, "hang"),
+            (#"{"kind":"max_concurrent_streams"}"#, "n"), (#"{"kind":"max_concurrent_streams","n":1048577}"#, "n"),
+            (#"{"kind":"window_stall"}"#, "afterBytes"), (#"{"kind":"window_stall","afterBytes":-1}"#, "afterBytes"),
+            (#"{"kind":"content_length_on_stream","events":1}"#, "events"),
         ])
     func refusesNamingTheField(_ json: String, field: String) {
         let error = refusal(json)
@@ -66,6 +80,10 @@ struct FaultDefinitionTests {
             #"{"delayMs":20,"kind":"fragment","split":"crlf"}"#,
             #"{"events":2,"kind":"drop_after_events","reset":false}"#,
             #"{"kind":"buffer","kb":4}"#, #"{"hang":false,"kind":"refuse_stream","status":503}"#,
+            #"{"afterEvents":0,"code":8,"kind":"rst_stream"}"#,
+            #"{"afterEvents":1,"code":11,"kind":"goaway","lastStreamId":1}"#,
+            #"{"kind":"max_concurrent_streams","n":2}"#,
+            #"{"afterBytes":64,"kind":"window_stall"}"#, #"{"kind":"content_length_on_stream"}"#,
         ] {
             let encoder = JSONEncoder()
             encoder.outputFormatting = .sortedKeys
