@@ -73,7 +73,7 @@ package final class FaultStore: Sendable {
         fire(for: request) { fault in
             switch fault {
             case .maxConcurrentStreams: false
-            case .windowStall: request.version != .http2 || request.body.isEmpty
+            case .windowStall: request.version != .http2 || (request.body.isEmpty && request.bodyStream == nil)
             default: true
             }
         }

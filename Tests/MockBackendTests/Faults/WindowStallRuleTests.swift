@@ -17,8 +17,12 @@ struct WindowStallRuleTests {
         let rule = store.add(FaultRule(id: "", match: .init(path: "/upload"), fault: .windowStall(afterBytes: 10)))
         let head = request(.http2, body: "")
         #expect(store.fireRequestWindowStall(for: head)?.id == rule.id)
-        // Once the body came (shorter than the stall), the answer is not stalled as well.
+        // Once the body came (shorter than the stall), the answer is not stalled as well;
+        // nor is the answer to a body that streams on (a proxied upload).
         #expect(store.fire(for: request(.http2, body: "short")) == nil)
+        var streamed = request(.http2, body: "")
+        streamed.bodyStream = RequestBodyStream(declaredLength: 10)
+        #expect(store.fire(for: streamed) == nil)
         // A request without a body gets it on its answer.
         #expect(store.fire(for: HTTPRequest(method: "GET", target: "/upload", version: .http2))?.id == rule.id)
     }
