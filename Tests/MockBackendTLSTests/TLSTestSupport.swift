@@ -45,9 +45,7 @@ func withTLSServer<Result: Sendable>(
     try identity.certificatePEM.write(toFile: certificateFile, atomically: true, encoding: .utf8)
     var configuration = MockBackendConfiguration.forTesting()
     configure(&configuration)
-    configuration.tls = TLSListenerSettings(
-        port: 0, transport: try TLSContext(identity: identity, logger: logger),
-        certificatePEM: identity.certificatePEM, sha256Fingerprint: identity.sha256Fingerprint)
+    configuration.tls = try .forTesting(identity, logger: logger)
     return try await withRunningServer(configuration) { server in
         try await body(TLSServer(server: server, certificateFile: certificateFile, identity: identity))
     }

@@ -1,5 +1,4 @@
 import Foundation
-import Logging
 import MockBackend
 import MockBackendHTTP
 import MockBackendTLS
@@ -46,11 +45,8 @@ public func withServer<Result: Sendable>(
     var configuration = configuration
     if transport == .h2 {
         guard let files = ClientTransport.trustedCertificate else { fatalError("no trusted certificate is named") }
-        let identity = try TLSIdentity.load(certificateFile: files.certificate, keyFile: files.key)
-        let silent = Logger(label: "mockbackend.test", factory: { _ in SwiftLogNoOpLogHandler() })
-        configuration.tls = TLSListenerSettings(
-            port: 0, transport: try TLSContext(identity: identity, logger: silent),
-            certificatePEM: identity.certificatePEM, sha256Fingerprint: identity.sha256Fingerprint)
+        configuration.tls = try .forTesting(
+            TLSIdentity.load(certificateFile: files.certificate, keyFile: files.key))
     }
     return try await withRunningServer(configuration) { server in
         let base = transport == .h2 ? "https://localhost:\(server.tlsPort ?? 0)" : "http://127.0.0.1:\(server.port)"

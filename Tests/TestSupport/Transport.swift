@@ -1,4 +1,3 @@
-import Logging
 import MockBackend
 import MockBackendHTTP
 import MockBackendTLS
@@ -42,11 +41,7 @@ public func withApp<Result: Sendable>(
         #if canImport(CNghttp2)
         var configuration = configuration
         if transport == .h2 {
-            let identity = try TLSIdentity.selfSigned()
-            let silent = Logger(label: "mockbackend.test", factory: { _ in SwiftLogNoOpLogHandler() })
-            configuration.tls = TLSListenerSettings(
-                port: 0, transport: try TLSContext(identity: identity, logger: silent),
-                certificatePEM: identity.certificatePEM, sha256Fingerprint: identity.sha256Fingerprint)
+            configuration.tls = try .forTesting(TLSIdentity.selfSigned())
         }
         return try await withRunningServer(configuration) { server in
             let app = HTTP2App(server: server, overTLS: transport == .h2)

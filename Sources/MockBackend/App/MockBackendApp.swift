@@ -132,11 +132,7 @@ public final class MockBackendApp: Sendable {
             let (settings, fired) = faults.http2Settings()
             if let fired {
                 // It acts on the connection, whose first line is the preface's `PRI *`.
-                events.publish(
-                    .faultFired(
-                        .init(
-                            fault: fired.id, kind: fired.fault.kind, method: "PRI", target: "*",
-                            connection: connection)))
+                events.publish(.faultFired(.init(fired, method: "PRI", target: "*", connection: connection)))
             }
             return settings
         }
@@ -147,10 +143,7 @@ public final class MockBackendApp: Sendable {
                 case .windowStall(let afterBytes) = rule.fault
             else { return nil }
             events.publish(
-                .faultFired(
-                    .init(
-                        fault: rule.id, kind: rule.fault.kind, method: head.method, target: head.target,
-                        connection: head.connectionID)))
+                .faultFired(.init(rule, method: head.method, target: head.target, connection: head.connectionID)))
             return afterBytes
         }
         server = HTTPServer(configuration: http, responder: responder, logger: logger)

@@ -20,10 +20,7 @@ struct FaultMiddleware: Sendable {
         }
         let response = try answer(request, rule.fault, next: next)
         feed.publish(
-            .faultFired(
-                .init(
-                    fault: rule.id, kind: rule.fault.kind, method: request.method, target: request.target,
-                    connection: request.connectionID)))
+            .faultFired(.init(rule, method: request.method, target: request.target, connection: request.connectionID)))
         return (response, FiredFault(ruleID: rule.id, fault: rule.fault))
     }
 

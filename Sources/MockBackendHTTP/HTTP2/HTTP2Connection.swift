@@ -196,6 +196,7 @@ final class HTTP2Connection: SocketChannelOwner, HTTP2SessionDelegate, @unchecke
         guard let stream = streams[id] else { return }
         if endStream { return dispatch(stream) }
         guard let head = request(of: stream) else { return }
+        stream.head = head
         stream.windowStallAfter = context.configuration.http2RequestWindowStall(head)
         if context.responder.streamsBody(of: head) {
             // The body goes on as it comes; the window refills as the responder takes it.
@@ -317,7 +318,7 @@ final class HTTP2Connection: SocketChannelOwner, HTTP2SessionDelegate, @unchecke
     private func dispatch(_ stream: HTTP2Stream) {
         guard !stream.dispatched else { return }
         stream.dispatched = true
-        guard var request = request(of: stream) else {
+        guard var request = stream.head ?? request(of: stream) else {
             session.reset(stream: stream.id, code: NGHTTP2_PROTOCOL_ERROR.rawValue)
             return
         }
@@ -335,6 +336,7 @@ final class HTTP2Connection: SocketChannelOwner, HTTP2SessionDelegate, @unchecke
 
     /// The request of `stream` as far as it has come (its body aside); nil when its head
     /// lacks `:method` or `:path`, or asks for CONNECT. The stream gets its exchange id here.
+    /// A request with a body has it built once, when its head is whole (`HTTP2Stream.head`).
     private func request(of stream: HTTP2Stream) -> HTTPRequest? {
         guard let method = stream.method, let path = stream.path, method != "CONNECT" else { return nil }
         if stream.exchangeID == 0 { stream.exchangeID = context.newExchangeID() }

@@ -31,6 +31,9 @@ final class HTTP2Stream {
     var cookies: [String] = []
     var headerBytes = 0
     var body: [UInt8] = []
+    /// The request as its head made it, for one with a body (asked about then: a window
+    /// stall, a body that streams), completed with the body when it goes to the responder.
+    var head: HTTPRequest?
     /// Body bytes received, kept or not.
     var receivedBodyBytes = 0
     /// Past this many body bytes the window stays shut (`http2RequestWindowStall`).
