@@ -25,9 +25,10 @@ class Failure(Exception):
     """A check that did not hold; its message says which and what was seen."""
 
 
-def wait_for(condition, timeout, what, interval=0.05):
+def wait_for(condition, timeout, what, interval=0.05, detail=None):
     """Polls `condition` until it returns something truthy (returned) or `timeout` seconds pass.
-    A stale element (the page redrew a table meanwhile) counts as "not yet"."""
+    A stale element (the page redrew a table meanwhile) counts as "not yet". `detail`, if
+    given, says what was seen instead, for the failure's message."""
     deadline = time.monotonic() + timeout
     last_error = None
     while True:
@@ -38,8 +39,9 @@ def wait_for(condition, timeout, what, interval=0.05):
         except (StaleElementReferenceException, ConnectionError) as error:
             last_error = error
         if time.monotonic() >= deadline:
-            detail = f" (last error: {last_error})" if last_error else ""
-            raise Failure(f"timed out after {timeout} s waiting for {what}{detail}")
+            seen = f"; seen: {detail()}" if detail else ""
+            error = f" (last error: {last_error})" if last_error else ""
+            raise Failure(f"timed out after {timeout} s waiting for {what}{seen}{error}")
         time.sleep(interval)
 
 
