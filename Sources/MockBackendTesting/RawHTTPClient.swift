@@ -63,6 +63,14 @@ public final class RawHTTPClient {
     /// Connects to `host:port`. A small `receiveBufferSize` makes a slow reader whose
     /// kernel buffer fills quickly.
     public init(port: Int, host: String = "127.0.0.1", receiveBufferSize: Int? = nil) throws {
+        fileDescriptor = try Self.connectedSocket(port: port, host: host, receiveBufferSize: receiveBufferSize)
+    }
+
+    /// A blocking TCP socket connected to `host:port`, with `TCP_NODELAY`. The caller owns
+    /// it and closes it.
+    package static func connectedSocket(port: Int, host: String = "127.0.0.1", receiveBufferSize: Int? = nil)
+        throws -> Int32
+    {
         let fd = socket(AF_INET, Int32(streamSocketType), 0)
         guard fd >= 0 else { throw RawClientError.connectFailed(errno) }
         if var size = receiveBufferSize.map(Int32.init) {
@@ -84,7 +92,7 @@ public final class RawHTTPClient {
         }
         var one: Int32 = 1
         _ = setsockopt(fd, Int32(IPPROTO_TCP), TCP_NODELAY, &one, socklen_t(MemoryLayout<Int32>.size))
-        fileDescriptor = fd
+        return fd
     }
 
     deinit { close() }

@@ -164,12 +164,12 @@ struct PlayerClientTests {
         func example(_ name: String) throws -> String {
             try String(contentsOfFile: PackageRoot.path + "/openapi/examples/player/\(name).json", encoding: .utf8)
         }
-        guard case .balanceUpdate(let v1, isV2: false) = try UserInfoMessage.decode(try example("balance-update"))
+        guard case .balanceUpdate(let v1, isV2: false) = UserInfoMessage.decode(try example("balance-update"))
         else {
             Issue.record("BALANCE_UPDATE")
             return
         }
-        guard case .balanceUpdate(let v2, isV2: true) = try UserInfoMessage.decode(try example("balance-update-v2"))
+        guard case .balanceUpdate(let v2, isV2: true) = UserInfoMessage.decode(try example("balance-update-v2"))
         else {
             Issue.record("BALANCE_UPDATE_V2")
             return
@@ -180,13 +180,13 @@ struct PlayerClientTests {
         let second = postings.isNew(v2.postingId)
         #expect(first)
         #expect(!second)
-        guard case .sessionExpiration(let expiration) = try UserInfoMessage.decode(try example("session-expiration"))
+        guard case .sessionExpiration(let expiration) = UserInfoMessage.decode(try example("session-expiration"))
         else {
             Issue.record("SESSION_EXPIRATION")
             return
         }
         #expect(expiration.exitReason == "Expired")
-        guard case .sessionTerminated = try UserInfoMessage.decode(try example("session-terminated")) else {
+        guard case .sessionTerminated = UserInfoMessage.decode(try example("session-terminated")) else {
             Issue.record("SESSION_TERMINATED")
             return
         }

@@ -91,30 +91,25 @@ public final class InMemoryStream: StreamClient {
     }
 
     public func receive(untilContains text: String, timeout: Duration) async throws {
-        let deadline = ContinuousClock.now + TestTiming.scaled(timeout)
-        while true {
+        let found: Bool? = try await StatePolling.poll(timeout: timeout) {
             app.run()
-            if sink.text.contains(text) { return }
+            if sink.text.contains(text) { return true }
             if sink.isClosed { throw RawClientError.closedByPeer }
-            guard ContinuousClock.now < deadline else { throw RawClientError.timedOut }
-            // A real clock's timers (a job's progress) write from their own thread.
-            try await Task.sleep(for: .milliseconds(5))
+            return nil
         }
+        guard found != nil else { throw RawClientError.timedOut }
     }
 
     public func waitForClose(timeout: Duration) async -> RawCloseOutcome {
-        let deadline = ContinuousClock.now + TestTiming.scaled(timeout)
-        while ContinuousClock.now < deadline {
+        let outcome = await StatePolling.poll(timeout: timeout) { () -> RawCloseOutcome? in
             app.run()
             switch sink.entries.last {
             case .finished?, .aborted(reset: false)?: return .fin
             case .aborted(reset: true)?: return .reset
-            default:
-                if sink.isClosed { return .fin }
+            default: return sink.isClosed ? .fin : nil
             }
-            try? await Task.sleep(for: .milliseconds(5))
         }
-        return .stillOpen
+        return outcome ?? .stillOpen
     }
 
     public func close() {

@@ -54,6 +54,18 @@ struct FaultShaper: ResponseShaper {
         return marker.marking(segments, written: bytes.count, kind: kind, dropped: droppedEvents)
     }
 
+    /// Counts a body write against an allowance of `limit` body bytes. Nil while the body
+    /// stays within it (at `limit` itself too, unless `reachedAtLimit`); else the write's
+    /// bytes that fit and those past it.
+    private mutating func cut(_ bytes: [UInt8], atBodyByte limit: Int, reachedAtLimit: Bool) -> (
+        within: [UInt8], past: [UInt8]
+    )? {
+        let allowed = max(0, limit - bodyBytes)
+        bodyBytes += bytes.count
+        guard reachedAtLimit ? bodyBytes >= limit : bodyBytes > limit else { return nil }
+        return (Array(bytes.prefix(allowed)), Array(bytes.dropFirst(allowed)))
+    }
+
     private mutating func apply(_ bytes: [UInt8], kind: ResponseWriteKind) -> [OutboundSegment] {
         switch fault {
         case .delay(let milliseconds):
@@ -72,20 +84,17 @@ struct FaultShaper: ResponseShaper {
                 with: .http2(.goAway(code: UInt32(code), lastStreamID: lastStreamID.map { Int32($0) })))
         case .windowStall(let afterBytes):
             guard kind != .head, !stalled else { return [.bytes(bytes)] }
-            let allowed = afterBytes - bodyBytes
-            bodyBytes += bytes.count
-            guard bodyBytes > afterBytes else { return [.bytes(bytes)] }
+            // A window of exactly `afterBytes` is not yet stalled: the next byte is.
+            guard let (within, past) = cut(bytes, atBodyByte: afterBytes, reachedAtLimit: false) else {
+                return [.bytes(bytes)]
+            }
             stalled = true
-            let sent = Array(bytes.prefix(max(0, allowed)))
-            return (sent.isEmpty ? [] : [.bytes(sent)]) + [
-                .pause(milliseconds: Fault.longestPause), .bytes(Array(bytes.dropFirst(max(0, allowed)))),
-            ]
+            return (within.isEmpty ? [] : [.bytes(within)]) + [.pause(milliseconds: Fault.longestPause), .bytes(past)]
         case .dropAfterBytes(let limit, let reset):
-            guard kind != .head else { return [.bytes(bytes)] }
-            let allowed = limit - bodyBytes
-            bodyBytes += bytes.count
-            guard bodyBytes >= limit else { return [.bytes(bytes)] }
-            return [.bytes(Array(bytes.prefix(max(0, allowed)))), .close(reset: reset)]
+            guard kind != .head,
+                let (within, _) = cut(bytes, atBodyByte: limit, reachedAtLimit: true)
+            else { return [.bytes(bytes)] }
+            return [.bytes(within), .close(reset: reset)]
         case .cutInsideEvent(let target, let afterBytes, let reset):
             guard let (chunk, found) = events(in: bytes, kind: kind) else { return [.bytes(bytes)] }
             guard events < target, events + found.count >= target else {

@@ -9,9 +9,10 @@ import MockBackendSupport
 package final class HTTP2EndingLog: Sendable {
     private struct State {
         var endings: [UInt64: [HTTP2EndingFrame]] = [:]
-        /// Exchange ids in the order first noted, oldest first, for the bound.
-        var order: [UInt64] = []
-        var start = 0
+        /// The exchange ids noted, a ring of at most `capacity`: once it is full, `next`
+        /// is the oldest, which the next new id replaces.
+        var ring: [UInt64] = []
+        var next = 0
     }
 
     /// Exchanges kept; older ones go first.
@@ -19,7 +20,7 @@ package final class HTTP2EndingLog: Sendable {
     private let state = LockedValue(State())
 
     package init(capacity: Int = 10_000) {
-        self.capacity = capacity
+        self.capacity = max(1, capacity)
     }
 
     package func note(_ note: HTTP2EndingNote) {
@@ -28,15 +29,12 @@ package final class HTTP2EndingLog: Sendable {
             lastStreamId: note.lastStreamID.map(Int.init))
         state.withLock { state in
             if state.endings[note.exchangeID] == nil {
-                state.order.append(note.exchangeID)
-                if state.order.count - state.start > capacity {
-                    state.endings[state.order[state.start]] = nil
-                    state.start += 1
-                    // Compacted now and then, not at every note.
-                    if state.start > capacity {
-                        state.order.removeFirst(state.start)
-                        state.start = 0
-                    }
+                if state.ring.count < capacity {
+                    state.ring.append(note.exchangeID)
+                } else {
+                    state.endings[state.ring[state.next]] = nil
+                    state.ring[state.next] = note.exchangeID
+                    state.next = (state.next + 1) % capacity
                 }
             }
             // At most a RST_STREAM and a GOAWAY each way: more would be a peer's repeats.

@@ -40,26 +40,24 @@ public final class HTTP2StreamClient: StreamClient {
     /// Waits for the answer's head; `RawClientError.closedByPeer` when the stream ends
     /// without one.
     func waitForHead(timeout: Duration = .seconds(20)) async throws {
-        let deadline = ContinuousClock.now + TestTiming.scaled(timeout)
-        while true {
+        let headed: Bool? = try await StatePolling.poll(timeout: timeout) {
             let state = connection.stream(stream)
-            if state.headComplete { return }
+            if state.headComplete { return true }
             if state.end != nil { throw RawClientError.closedByPeer }
-            guard ContinuousClock.now < deadline else { throw RawClientError.timedOut }
-            try await Task.sleep(for: .milliseconds(5))
+            return nil
         }
+        guard headed != nil else { throw RawClientError.timedOut }
     }
 
     public func receive(untilContains text: String, timeout: Duration) async throws {
-        let deadline = ContinuousClock.now + TestTiming.scaled(timeout)
         let needle = Array(text.utf8)
-        while true {
+        let found: Bool? = try await StatePolling.poll(timeout: timeout) {
             let state = connection.stream(stream)
-            if RawHTTPClient.find(needle, in: state.body) != nil { return }
+            if RawHTTPClient.find(needle, in: state.body) != nil { return true }
             if state.end != nil { throw RawClientError.closedByPeer }
-            guard ContinuousClock.now < deadline else { throw RawClientError.timedOut }
-            try await Task.sleep(for: .milliseconds(5))
+            return nil
         }
+        guard found != nil else { throw RawClientError.timedOut }
     }
 
     public func readResponse(timeout: Duration) async throws -> RawResponse {
@@ -70,20 +68,15 @@ public final class HTTP2StreamClient: StreamClient {
     }
 
     public func waitForClose(timeout: Duration) async -> RawCloseOutcome {
-        let deadline = ContinuousClock.now + TestTiming.scaled(timeout)
-        while ContinuousClock.now < deadline {
+        let outcome = await StatePolling.poll(timeout: timeout) { () -> RawCloseOutcome? in
             switch connection.stream(stream).end {
-            case nil:
-                try? await Task.sleep(for: .milliseconds(5))
-            case .endStream?, .connectionLost(_, transportReset: false)?:
-                return .fin
-            case .reset(let code)?:
-                return code == NGHTTP2_CANCEL.rawValue ? .fin : .reset
-            case .connectionLost(_, transportReset: true)?:
-                return .reset
+            case nil: nil
+            case .endStream?, .connectionLost(_, transportReset: false)?: .fin
+            case .reset(let code)?: code == NGHTTP2_CANCEL.rawValue ? .fin : .reset
+            case .connectionLost(_, transportReset: true)?: .reset
             }
         }
-        return .stillOpen
+        return outcome ?? .stillOpen
     }
 
     /// More of an upload's body (`HTTP2App.startUpload`); `end` sends END_STREAM with it.

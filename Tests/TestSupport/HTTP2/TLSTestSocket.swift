@@ -1,5 +1,6 @@
 import COpenSSL
 import Foundation
+import MockBackendTesting
 
 #if canImport(Glibc)
 import Glibc
@@ -8,7 +9,8 @@ import Darwin
 #endif
 
 /// A loopback client socket for tests, plain or TLS (OpenSSL in client mode, the server's
-/// certificate not checked, ALPN offering one protocol). Connected and handshaken in
+/// certificate not checked, ALPN offering one protocol). Connected (as `RawHTTPClient`
+/// connects; this owns the descriptor) and handshaken in
 /// `init`, non-blocking afterwards: `read` says `.wouldBlock` rather than wait, so the
 /// caller can let go of its lock between reads. Not thread-safe: the owner serialises calls.
 final class TLSTestSocket {
@@ -20,7 +22,6 @@ final class TLSTestSocket {
     }
 
     enum Failure: Error {
-        case connect(Int32)
         case handshake(String)
         /// The server did not choose the protocol offered by ALPN.
         case alpn(offered: String, chosen: String)
@@ -32,24 +33,7 @@ final class TLSTestSocket {
     private var isClosed = false
 
     init(port: Int, tls: Bool, alpn: String) throws {
-        let fileDescriptor = Glibc.socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_port = in_port_t(UInt16(port).bigEndian)
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        let connected = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-                Glibc.connect(fileDescriptor, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
-            }
-        }
-        guard connected == 0 else {
-            let code = errno
-            Glibc.close(fileDescriptor)
-            throw Failure.connect(code)
-        }
-        self.fileDescriptor = fileDescriptor
-        var one: Int32 = 1
-        setsockopt(fileDescriptor, Int32(IPPROTO_TCP), TCP_NODELAY, &one, socklen_t(MemoryLayout<Int32>.size))
+        fileDescriptor = try RawHTTPClient.connectedSocket(port: port)
         guard tls else {
             context = nil
             connection = nil
