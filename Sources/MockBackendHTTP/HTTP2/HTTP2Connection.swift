@@ -34,6 +34,8 @@ final class HTTP2Connection: SocketChannelOwner, HTTP2SessionDelegate, @unchecke
     /// The frame layer failed (a protocol error): its GOAWAY goes out, then the connection closes.
     private var failed = false
     private var isPumping = false
+    /// A pump is queued to run after the loop's work in hand (`pumpAfterThisTurn`).
+    private var pumpQueued = false
     /// When the connection last had no stream left, and whether the idle timer is set.
     private var idleSince = ContinuousClock.now
     private var idleTimerArmed = false
@@ -116,6 +118,19 @@ final class HTTP2Connection: SocketChannelOwner, HTTP2SessionDelegate, @unchecke
         guard !isClosed, channel.outbound.isEmpty else { return }
         if failed || !session.isActive || (shuttingDown && streams.isEmpty) {
             close(reason: shuttingDown ? .serverStopping : .connectionClosed)
+        }
+    }
+
+    /// Pumps once the loop's work in hand is done. A broadcast writes to every stream of the
+    /// connection in one turn (`SinkGroup.send`): their DATA frames then go out in one
+    /// socket write rather than one each.
+    private func pumpAfterThisTurn() {
+        guard !pumpQueued else { return }
+        pumpQueued = true
+        queue.async { [weak self] in
+            guard let self else { return }
+            self.pumpQueued = false
+            self.pump()
         }
     }
 
@@ -596,7 +611,7 @@ final class HTTP2Connection: SocketChannelOwner, HTTP2SessionDelegate, @unchecke
         guard !encoded.isEmpty else { return }
         shape(encoded, kind: .body, events: events, stream: stream)
         advance(stream)
-        pump()
+        pumpAfterThisTurn()
     }
 
     func finishStream(streamID id: Int32, from writer: HTTP2StreamWriter) {
