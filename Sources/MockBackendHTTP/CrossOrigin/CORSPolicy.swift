@@ -123,12 +123,11 @@ public struct CORSPolicy: Sendable, Equatable {
     }
 
     private static func addVary(_ name: String, to headers: inout HTTPHeaders) {
+        // Most answers have no Vary yet: one look at the fields, and the field is added.
+        guard let vary = headers["Vary"] else { return headers.add("Vary", name) }
+        guard !vary.isEmpty else { return headers.set("Vary", name) }
         guard !headers.listContains("Vary", token: name), !headers.listContains("Vary", token: "*") else { return }
-        if let vary = headers["Vary"], !vary.isEmpty {
-            headers.set("Vary", vary + ", " + name)
-        } else {
-            headers.set("Vary", name)
-        }
+        headers.set("Vary", vary + ", " + name)
     }
 
     /// An origin as compared: lower case, no trailing slash, no default port.

@@ -29,11 +29,12 @@ public struct HostPolicy: Sendable, Equatable {
         self.machineName = machineName?.lowercased()
     }
 
-    /// Whether a request with `hostHeader` may be answered.
+    /// Whether a request with `hostHeader` may be answered. Runs for every request: the
+    /// common names (an IP address, a name without a dot) are decided on bytes, early.
     public func allows(hostHeader: String?) -> Bool {
         guard let hostHeader, !hostHeader.isEmpty else { return true }
         guard let name = Self.name(ofHost: hostHeader) else { return false }
-        if Self.isIPAddress(name) || !name.contains(".") { return true }
+        if Self.isIPAddress(name) || !name.utf8.contains(UInt8(ascii: ".")) { return true }
         if name.hasSuffix(".localhost") || name.hasSuffix(".local") { return true }
         if name == listeningHost.lowercased() || name == machineName { return true }
         return allowedHosts.contains { allowed in
@@ -43,37 +44,67 @@ public struct HostPolicy: Sendable, Equatable {
     }
 
     /// The name of a `Host` value: without its port and any trailing dot, lower case;
-    /// brackets stay off an IPv6 address. Nil for a value that is not `host[:port]`.
+    /// brackets stay off an IPv6 address. Nil for a value that is not `host[:port]`, and for
+    /// one with a byte outside ASCII (RFC 9110 §7.2: a host is ASCII, an IDN in its
+    /// `xn--` form).
     public static func name(ofHost value: String) -> String? {
-        var text = Substring(value.lowercased())
-        if text.hasPrefix("[") {
-            guard let close = text.firstIndex(of: "]") else { return nil }
-            let rest = text[text.index(after: close)...]
-            guard rest.isEmpty || (rest.hasPrefix(":") && rest.dropFirst().allSatisfy(\.isASCIIDigit)) else {
+        let bytes = value.utf8.map { $0 >= UInt8(ascii: "A") && $0 <= UInt8(ascii: "Z") ? $0 | 0x20 : $0 }
+        if bytes.first == UInt8(ascii: "[") {
+            guard let close = bytes.firstIndex(of: UInt8(ascii: "]")) else { return nil }
+            let rest = bytes[(close + 1)...]
+            guard rest.isEmpty || (rest.first == UInt8(ascii: ":") && rest.dropFirst().allSatisfy(isDigit)) else {
                 return nil
             }
-            return String(text[text.index(after: text.startIndex)..<close])
+            return String(decoding: bytes[1..<close], as: UTF8.self)
         }
-        if let colon = text.lastIndex(of: ":") {
-            guard text[text.index(after: colon)...].allSatisfy(\.isASCIIDigit) else { return nil }
-            text = text[..<colon]
+        var end = bytes.endIndex
+        if let colon = bytes.lastIndex(of: UInt8(ascii: ":")) {
+            guard bytes[(colon + 1)...].allSatisfy(isDigit) else { return nil }
+            end = colon
         }
-        while text.hasSuffix(".") { text.removeLast() }
-        guard !text.isEmpty,
-            text.allSatisfy({ $0.isASCIIDigit || $0.isASCIILetter || $0 == "." || $0 == "-" || $0 == "_" })
+        while end > 0, bytes[end - 1] == UInt8(ascii: ".") { end -= 1 }
+        let name = bytes[..<end]
+        guard !name.isEmpty,
+            name.allSatisfy({
+                isDigit($0) || ($0 >= UInt8(ascii: "a") && $0 <= UInt8(ascii: "z")) || $0 == UInt8(ascii: ".")
+                    || $0 == UInt8(ascii: "-") || $0 == UInt8(ascii: "_")
+            })
         else { return nil }
-        return String(text)
+        return String(decoding: name, as: UTF8.self)
     }
 
-    /// Whether `name` is an IPv4 address in dotted form or an IPv6 address.
+    /// Whether `name` is an IPv4 address in dotted form (four numbers of at most three
+    /// digits, each at most 255) or an IPv6 address (hex digits, colons and dots).
     public static func isIPAddress(_ name: String) -> Bool {
-        if name.contains(":") { return name.allSatisfy { $0.isHexDigit || $0 == ":" || $0 == "." } }
-        let parts = name.split(separator: ".", omittingEmptySubsequences: false)
-        return parts.count == 4
-            && parts.allSatisfy { part in
-                !part.isEmpty && part.count <= 3 && part.allSatisfy(\.isASCIIDigit)
-                    && Int(part).map { $0 <= 255 } == true
+        let bytes = name.utf8
+        if bytes.contains(UInt8(ascii: ":")) {
+            return bytes.allSatisfy {
+                isDigit($0) || (($0 | 0x20) >= UInt8(ascii: "a") && ($0 | 0x20) <= UInt8(ascii: "f"))
+                    || $0 == UInt8(ascii: ":") || $0 == UInt8(ascii: ".")
             }
+        }
+        var dots = 0
+        var digits = 0
+        var value = 0
+        for byte in bytes {
+            if byte == UInt8(ascii: ".") {
+                guard digits > 0 else { return false }
+                dots += 1
+                digits = 0
+                value = 0
+            } else if isDigit(byte) {
+                digits += 1
+                value = value * 10 + Int(byte - UInt8(ascii: "0"))
+                guard digits <= 3, value <= 255 else { return false }
+            } else {
+                return false
+            }
+        }
+        return dots == 3 && digits > 0
+    }
+
+    private static func isDigit(_ byte: UInt8) -> Bool {
+        byte >= UInt8(ascii: "0") && byte <= UInt8(ascii: "9")
     }
 
     /// Whether `origin` (`scheme://host[:port]`) is the origin of a request that came with
@@ -96,9 +127,4 @@ public struct HostPolicy: Sendable, Equatable {
         let name = String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
         return name.isEmpty ? nil : name
     }()
-}
-
-extension Character {
-    fileprivate var isASCIIDigit: Bool { isASCII && isNumber }
-    fileprivate var isASCIILetter: Bool { isASCII && isLetter }
 }

@@ -84,4 +84,14 @@ struct CORSPolicyTests {
         #expect(response.headers["Access-Control-Allow-Origin"] == nil)
         #expect(response.headers["Vary"] == "Origin")
     }
+
+    @Test(arguments: [
+        ("", "Origin"), ("origin", "origin"), ("*", "*"), ("Accept, ORIGIN", "Accept, ORIGIN"),
+        ("Accept-Encoding", "Accept-Encoding, Origin"),
+    ])
+    func varyNamesOriginOnce(_ before: String, _ after: String) {
+        var response = HTTPResponse(status: 200, headers: ["Vary": before])
+        CORSPolicy(mode: .any).decorate(&response, for: HTTPRequest(method: "GET", target: "/"))
+        #expect(response.headers.values(for: "Vary") == [after])
+    }
 }

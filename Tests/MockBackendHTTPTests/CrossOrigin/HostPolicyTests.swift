@@ -24,6 +24,29 @@ struct HostPolicyTests {
         #expect(!policy.allows(hostHeader: host))
     }
 
+    @Test func aNameIsLowerCasedWithoutItsPortAndTrailingDot() {
+        #expect(HostPolicy.name(ofHost: "Api.Example.COM.:8443") == "api.example.com")
+        #expect(HostPolicy.name(ofHost: "[::FFFF:1]:80") == "::ffff:1")
+        #expect(HostPolicy.name(ofHost: "[::1]") == "::1")
+        #expect(HostPolicy.name(ofHost: "xn--bcher-kva.example") == "xn--bcher-kva.example")
+    }
+
+    @Test(arguments: [
+        "[::1]x", "[::1]:8a", "example.com:80a", ":80", "...", "exa mple.com", "bücher.example", "\u{212A}.example",
+    ])
+    func aValueThatIsNotHostAndPortHasNoName(_ value: String) {
+        #expect(HostPolicy.name(ofHost: value) == nil)
+    }
+
+    @Test func ipAddressesAreToldFromNames() {
+        for address in ["127.0.0.1", "0.0.0.0", "255.255.255.255", "010.1.1.1", "::1", "fe80::1", "::ffff:10.0.2.2"] {
+            #expect(HostPolicy.isIPAddress(address), "\(address)")
+        }
+        for name in ["256.1.1.1", "1.2.3", "1.2.3.4.5", "1..2.3", "1.2.3.", "1234.1.1.1", "a.b.c.d", "fe80::g", ""] {
+            #expect(!HostPolicy.isIPAddress(name), "\(name)")
+        }
+    }
+
     @Test func noHostIsAnswered() {
         #expect(policy.allows(hostHeader: nil))
         #expect(policy.allows(hostHeader: ""))

@@ -141,6 +141,11 @@ struct CrossOriginRoutesTests {
             for host in ["localhost:8080", "127.0.0.1:8080", "10.0.2.2:8080", "mockbackend:8080"] {
                 #expect(try await app.request("GET", "/health", headers: ["Host": host]).status == 200, "\(host)")
             }
+            // Not ASCII: refused, even where Unicode lower-casing would make it a name answered.
+            for host in ["bücher.localhost", "\u{212A}:8080"] {
+                let refused = try await app.request("GET", "/health", headers: ["Host": host])
+                #expect(refused.status == 421, "\(host)")
+            }
         }
         var configuration = MockBackendConfiguration()
         configuration.allowedHosts = [".evil.example"]
