@@ -18,7 +18,8 @@ struct CloseNotifyTests {
         context = ssl.create_default_context(cafile=cafile)
         with socket.create_connection(("127.0.0.1", int(port))) as raw:
             with context.wrap_socket(raw, server_hostname="localhost", suppress_ragged_eofs=False) as tls:
-                tls.settimeout(10 * int(scale))
+                # Long: a busy run can leave the test that drives this idle for many seconds.
+                tls.settimeout(60 * int(scale))
                 extra = header + "\\r\\n" if header else ""
                 tls.sendall(f"GET {path} HTTP/1.1\\r\\nHost: localhost\\r\\n{extra}\\r\\n".encode())
                 received, seen = b"", False

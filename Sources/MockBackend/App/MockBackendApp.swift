@@ -282,6 +282,9 @@ public final class MockBackendApp: Sendable {
     /// What the HTTP server holds now (connections, descriptors, timers).
     public var statistics: ServerStatistics { server.statistics }
 
+    /// What the HTTPS listener's server holds now; nil without TLS.
+    public var tlsStatistics: ServerStatistics? { tlsServer?.statistics }
+
     /// Stops accepting, finishes responses in flight, ends streams, and returns when done.
     public func stop(gracePeriod: Duration = .milliseconds(1500)) async {
         // The running recording, or the last one stopped through the admin API.

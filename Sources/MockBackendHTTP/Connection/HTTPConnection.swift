@@ -14,6 +14,9 @@ struct ConnectionContext: Sendable {
     let onClosed: @Sendable (UInt64) -> Void
     /// A new id from the connections' sequence, for an HTTP/2 stream.
     var newExchangeID: @Sendable () -> UInt64 = { 0 }
+    /// HTTP/2 streams began (a positive change) or ended on the connection: they count
+    /// towards the server's fan-out as connections do (`MemoryTrimPolicy`).
+    var http2StreamsChanged: @Sendable (Int) -> Void = { _ in }
 }
 
 /// One client connection speaking HTTP/1.1: reads requests, answers them in order, hands

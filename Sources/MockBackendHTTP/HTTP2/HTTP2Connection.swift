@@ -142,6 +142,7 @@ final class HTTP2Connection: SocketChannelOwner, HTTP2SessionDelegate, @unchecke
         channel.close(reset: reset)
         timer.cancel()
         for stream in streams.values { end(stream, reason: reason) }
+        if !streams.isEmpty { context.http2StreamsChanged(-streams.count) }
         streams.removeAll()
         onClosed(reason)
     }
@@ -186,7 +187,7 @@ final class HTTP2Connection: SocketChannelOwner, HTTP2SessionDelegate, @unchecke
     // MARK: - Requests
 
     func http2BeganRequest(stream id: Int32) {
-        streams[id] = HTTP2Stream(id: id)
+        if streams.updateValue(HTTP2Stream(id: id), forKey: id) == nil { context.http2StreamsChanged(1) }
     }
 
     func http2Received(field name: UnsafeRawBufferPointer, value: UnsafeRawBufferPointer, stream id: Int32) -> Bool {
@@ -306,6 +307,7 @@ final class HTTP2Connection: SocketChannelOwner, HTTP2SessionDelegate, @unchecke
 
     func http2Closed(stream id: Int32, code: UInt32) {
         guard let stream = streams.removeValue(forKey: id) else { return }
+        context.http2StreamsChanged(-1)
         end(stream, reason: stream.endReason ?? (code == NGHTTP2_NO_ERROR.rawValue ? .finished : .clientClosed))
         if streams.isEmpty, !shuttingDown { becameIdle() }
     }

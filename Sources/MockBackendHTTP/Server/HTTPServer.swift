@@ -20,8 +20,11 @@ public final class HTTPServer: Sendable {
         var nextID: UInt64 = 1
         var stopping = false
         var onEmpty: (@Sendable () -> Void)?
-        /// Most connections open at once since memory was last handed back.
-        var peak = 0
+        /// HTTP/2 streams open, on all connections.
+        var http2Streams = 0
+        var trim = MemoryTrimPolicy()
+        /// Exchanges open: connections and HTTP/2 streams.
+        var openExchanges: Int { connections.count + http2Streams }
     }
 
     private struct Listener {
@@ -75,7 +78,11 @@ public final class HTTPServer: Sendable {
     public var port: Int? { listener.withLock { $0?.socket.port } }
 
     /// A snapshot of what the server holds now.
-    public var statistics: ServerStatistics { statisticsBox.current }
+    public var statistics: ServerStatistics {
+        var statistics = statisticsBox.current
+        statistics.openHTTP2Streams = registry.withLock(\.http2Streams)
+        return statistics
+    }
 
     /// Binds, listens and starts accepting. Throws if the address cannot be bound.
     public func start() throws(SocketError) {
@@ -162,7 +169,8 @@ public final class HTTPServer: Sendable {
         let context = ConnectionContext(
             configuration: configuration, responder: responder, logger: logger, statistics: statisticsBox,
             scheme: transport.scheme, onClosed: { [weak self] id in self?.connectionClosed(id) },
-            newExchangeID: { [weak self] in self?.newExchangeID() ?? 0 })
+            newExchangeID: { [weak self] in self?.newExchangeID() ?? 0 },
+            http2StreamsChanged: { [weak self] change in self?.http2StreamsChanged(by: change) })
         let connection: HTTPConnection? = registry.withLock { registry in
             guard !registry.stopping, registry.connections.count < configuration.maxConnections else { return nil }
             let id = registry.nextID
@@ -171,7 +179,7 @@ public final class HTTPServer: Sendable {
                 id: id, stream: transport.makeStream(fileDescriptor: fd), context: context,
                 eventLoop: eventLoops[Int(id % UInt64(eventLoops.count))])
             registry.connections[id] = connection
-            registry.peak = max(registry.peak, registry.connections.count)
+            registry.trim.opened(nowOpen: registry.openExchanges)
             return connection
         }
         guard let connection else {
@@ -199,26 +207,32 @@ public final class HTTPServer: Sendable {
         let (onEmpty, trim): ((@Sendable () -> Void)?, Bool) = registry.withLock { registry in
             registry.connections[id] = nil
             registry.connections.shrinkIfSparse()
-            // After many connections (a fan-out of streams) the allocator holds their memory;
-            // once almost all have closed, hand it back. Not only when none is left: a client
-            // that publishes to the streams or watches them usually keeps its own open.
-            let open = registry.connections.count
-            let trim = registry.peak >= Self.trimAfterPeak && open <= registry.peak / Self.trimBelowPeakFraction
-            if trim { registry.peak = open }
-            guard open == 0 else { return (nil, trim) }
+            let trim = registry.trim.ended(nowOpen: registry.openExchanges)
+            guard registry.connections.isEmpty else { return (nil, trim) }
             defer { registry.onEmpty = nil }
             return (registry.onEmpty, trim)
         }
-        if trim {
-            // A moment later: a closed connection's memory is freed once the blocks still
-            // queued for it have run.
-            acceptQueue.asyncAfter(deadline: .now() + .milliseconds(300)) { Platform.releaseFreedMemory() }
-        }
+        if trim { releaseFreedMemorySoon() }
         onEmpty?()
     }
 
-    /// Connections open at once after which memory is handed back once most have closed.
-    static let trimAfterPeak = 256
-    /// "Most": the open connections are down to this fraction of the peak.
-    static let trimBelowPeakFraction = 16
+    /// Streams began (`change` > 0) or ended on an HTTP/2 connection.
+    private func http2StreamsChanged(by change: Int) {
+        let trim = registry.withLock { registry in
+            registry.http2Streams += change
+            guard change < 0 else {
+                registry.trim.opened(nowOpen: registry.openExchanges)
+                return false
+            }
+            return registry.trim.ended(nowOpen: registry.openExchanges)
+        }
+        if trim { releaseFreedMemorySoon() }
+    }
+
+    /// Hands freed memory back a moment from now: what an ended exchange held is freed
+    /// once the blocks still queued for it have run.
+    private func releaseFreedMemorySoon() {
+        acceptQueue.asyncAfter(deadline: .now() + .milliseconds(300)) { Platform.releaseFreedMemory() }
+    }
+
 }

@@ -2,6 +2,8 @@
 public struct ServerStatistics: Sendable, Equatable {
     /// Connections accepted and not yet closed.
     public var openConnections = 0
+    /// HTTP/2 streams begun and not yet ended, on all connections.
+    public var openHTTP2Streams = 0
     /// Connection objects alive in memory (a closed connection that lingers here is a leak).
     public var liveConnectionObjects = 0
     /// Sockets whose descriptor is still open.

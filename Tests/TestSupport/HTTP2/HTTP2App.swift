@@ -35,8 +35,9 @@ public final class HTTP2App: AppUnderTest, Sendable {
         connections.withLock { $0.current }?.receivedGoAway
     }
 
-    /// Closes every connection; `withApp` calls it before the server stops.
-    func close() {
+    /// Closes every connection (GOAWAY NO_ERROR, then the socket), as a client going away
+    /// does; `withApp` calls it before the server stops.
+    public func close() {
         for connection in connections.withLock({ $0.all }) { connection.close() }
     }
 
