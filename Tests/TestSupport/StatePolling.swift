@@ -4,7 +4,7 @@ import MockBackendTesting
 /// wait: they look at the state they are told of every 5 ms until it answers.
 enum StatePolling {
     /// Calls `attempt` until it returns a value, which is returned, or until `timeout`
-    /// (scaled by `TestTiming`) passes: then nil, after one last attempt. What `attempt`
+    /// (scaled by `TestTiming`) passes or the task is cancelled: then nil. What `attempt`
     /// throws ends the wait.
     static func poll<Value>(timeout: Duration, _ attempt: () throws -> Value?) async rethrows -> Value? {
         let deadline = ContinuousClock.now + TestTiming.scaled(timeout)
@@ -14,6 +14,8 @@ enum StatePolling {
             // Timers on a real clock (a job's progress) and the h2 connection's own thread
             // write meanwhile.
             try? await Task.sleep(for: .milliseconds(5))
+            // A cancelled task's sleep returns at once: end the wait rather than spin.
+            if Task.isCancelled { return nil }
         }
     }
 }

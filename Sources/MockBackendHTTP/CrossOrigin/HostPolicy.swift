@@ -48,6 +48,7 @@ public struct HostPolicy: Sendable, Equatable {
     /// one with a byte outside ASCII (RFC 9110 §7.2: a host is ASCII, an IDN in its
     /// `xn--` form).
     public static func name(ofHost value: String) -> String? {
+        guard value.utf8.allSatisfy({ $0 < 0x80 }) else { return nil }
         let bytes = value.utf8.map { $0 >= UInt8(ascii: "A") && $0 <= UInt8(ascii: "Z") ? $0 | 0x20 : $0 }
         if bytes.first == UInt8(ascii: "[") {
             guard let close = bytes.firstIndex(of: UInt8(ascii: "]")) else { return nil }

@@ -187,6 +187,9 @@ final class HTTP2Connection: SocketChannelOwner, HTTP2SessionDelegate, @unchecke
     // MARK: - Requests
 
     func http2BeganRequest(stream id: Int32) {
+        // The frame layer may go on with a read's bytes after a failed write closed the
+        // connection; a stream begun then would never be ended, nor uncounted.
+        guard !isClosed else { return }
         if streams.updateValue(HTTP2Stream(id: id), forKey: id) == nil { context.http2StreamsChanged(1) }
     }
 
@@ -613,7 +616,13 @@ final class HTTP2Connection: SocketChannelOwner, HTTP2SessionDelegate, @unchecke
         guard !encoded.isEmpty else { return }
         shape(encoded, kind: .body, events: events, stream: stream)
         advance(stream)
-        pumpAfterThisTurn()
+        // A burst of writes to one stream is framed as it comes, not piled up to the slow
+        // reader's limit (`maxUnsentStreamBytes`) before the turn ends.
+        if stream.unsentBytes >= min(Self.outputHighWater, context.configuration.maxUnsentStreamBytes / 4) {
+            pump()
+        } else {
+            pumpAfterThisTurn()
+        }
     }
 
     func finishStream(streamID id: Int32, from writer: HTTP2StreamWriter) {
@@ -633,6 +642,9 @@ final class HTTP2Connection: SocketChannelOwner, HTTP2SessionDelegate, @unchecke
 
     func abortStream(streamID id: Int32, reset: Bool, from writer: HTTP2StreamWriter) {
         guard !isClosed, let stream = streams[id], stream.writer === writer else { return }
+        // What the writer wrote before it aborted goes first, as over HTTP/1.1: a pump a
+        // write queued (`pumpAfterThisTurn`) would come after the RST_STREAM.
+        if pumpQueued { pump() }
         self.reset(stream, code: reset ? NGHTTP2_INTERNAL_ERROR.rawValue : NGHTTP2_CANCEL.rawValue, reason: .aborted)
         pump()
     }

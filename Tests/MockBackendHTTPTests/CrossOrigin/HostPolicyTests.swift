@@ -33,6 +33,7 @@ struct HostPolicyTests {
 
     @Test(arguments: [
         "[::1]x", "[::1]:8a", "example.com:80a", ":80", "...", "exa mple.com", "bücher.example", "\u{212A}.example",
+        "[bücher.example]",
     ])
     func aValueThatIsNotHostAndPortHasNoName(_ value: String) {
         #expect(HostPolicy.name(ofHost: value) == nil)

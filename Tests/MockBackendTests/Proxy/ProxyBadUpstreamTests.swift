@@ -2,6 +2,7 @@ import Foundation
 import MockBackend
 import MockBackendHTTP
 import MockBackendTesting
+import TestSupport
 import Testing
 
 /// Upstreams that refuse, stay silent, or answer with something that is no HTTP: each gets
@@ -122,6 +123,27 @@ struct ProxyBadUpstreamTests {
             #expect(text.contains("hello"))
             #expect(!text.hasSuffix("\r\n0\r\n\r\n"))
             try await Self.expectNoSocketsLeft(proxy: proxy, upstreamPort: upstream.port)
+        }
+    }
+
+    /// An event stream the upstream cuts inside an event: what came of that event reaches
+    /// the client before the end, over every protocol (over h2, before the RST_STREAM).
+    @Test(arguments: Transport.overSockets)
+    func anEventStreamCutInsideAnEventDeliversWhatCameBeforeTheEnd(over transport: Transport) async throws {
+        let events = "data: whole\n\ndata: unfinish"
+        let upstream = try ScriptedUpstream([
+            .write(
+                "HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\nTransfer-Encoding: chunked\r\n\r\n"
+                    + String(events.utf8.count, radix: 16) + "\r\n" + events + "\r\n"),
+            .pause(.milliseconds(200)), .close,
+        ])
+        defer { upstream.stop() }
+        try await withProxy(over: transport, to: upstream.port) { proxy in
+            let stream = try await proxy.openStream("/sse/cut")
+            #expect(await stream.waitForClose() == .fin)
+            let body = String(decoding: stream.streamedBody, as: UTF8.self)
+            #expect(body.contains("data: whole\n\n"), "\(body)")
+            #expect(body.hasSuffix("data: unfinish"), "\(body)")
         }
     }
 
