@@ -34,6 +34,8 @@ public func eventually(
     while ContinuousClock.now < deadline {
         if try condition() { return true }
         try? await Task.sleep(for: .milliseconds(10))
+        // A cancelled task's sleep returns at once: look a last time rather than spin.
+        if Task.isCancelled { break }
     }
     return try condition()
 }
@@ -48,6 +50,7 @@ public func eventually(
     while ContinuousClock.now < deadline {
         if try await condition() { return true }
         try? await Task.sleep(for: interval)
+        if Task.isCancelled { break }
     }
     return try await condition()
 }

@@ -91,25 +91,27 @@ public final class InMemoryStream: StreamClient {
     }
 
     public func receive(untilContains text: String, timeout: Duration) async throws {
-        let found: Bool? = try await StatePolling.poll(timeout: timeout) {
+        let found = try await eventually(timeout: timeout) {
             app.run()
             if sink.text.contains(text) { return true }
             if sink.isClosed { throw RawClientError.closedByPeer }
-            return nil
+            return false
         }
-        guard found != nil else { throw RawClientError.timedOut }
+        guard found else { throw RawClientError.timedOut }
     }
 
     public func waitForClose(timeout: Duration) async -> RawCloseOutcome {
-        let outcome = await StatePolling.poll(timeout: timeout) { () -> RawCloseOutcome? in
+        var outcome = RawCloseOutcome.stillOpen
+        _ = await eventually(timeout: timeout) {
             app.run()
             switch sink.entries.last {
-            case .finished?, .aborted(reset: false)?: return .fin
-            case .aborted(reset: true)?: return .reset
-            default: return sink.isClosed ? .fin : nil
+            case .finished?, .aborted(reset: false)?: outcome = .fin
+            case .aborted(reset: true)?: outcome = .reset
+            default: if sink.isClosed { outcome = .fin }
             }
+            return outcome != .stillOpen
         }
-        return outcome ?? .stillOpen
+        return outcome
     }
 
     public func close() {

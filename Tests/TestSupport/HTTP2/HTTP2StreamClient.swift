@@ -40,24 +40,24 @@ public final class HTTP2StreamClient: StreamClient {
     /// Waits for the answer's head; `RawClientError.closedByPeer` when the stream ends
     /// without one.
     func waitForHead(timeout: Duration = .seconds(20)) async throws {
-        let headed: Bool? = try await StatePolling.poll(timeout: timeout) {
+        let headed = try await eventually(timeout: timeout) {
             let state = connection.stream(stream)
             if state.headComplete { return true }
             if state.end != nil { throw RawClientError.closedByPeer }
-            return nil
+            return false
         }
-        guard headed != nil else { throw RawClientError.timedOut }
+        guard headed else { throw RawClientError.timedOut }
     }
 
     public func receive(untilContains text: String, timeout: Duration) async throws {
         let needle = Array(text.utf8)
-        let found: Bool? = try await StatePolling.poll(timeout: timeout) {
+        let found = try await eventually(timeout: timeout) {
             let state = connection.stream(stream)
             if RawHTTPClient.find(needle, in: state.body) != nil { return true }
             if state.end != nil { throw RawClientError.closedByPeer }
-            return nil
+            return false
         }
-        guard found != nil else { throw RawClientError.timedOut }
+        guard found else { throw RawClientError.timedOut }
     }
 
     public func readResponse(timeout: Duration) async throws -> RawResponse {
@@ -68,15 +68,17 @@ public final class HTTP2StreamClient: StreamClient {
     }
 
     public func waitForClose(timeout: Duration) async -> RawCloseOutcome {
-        let outcome = await StatePolling.poll(timeout: timeout) { () -> RawCloseOutcome? in
+        var outcome = RawCloseOutcome.stillOpen
+        _ = await eventually(timeout: timeout) {
             switch connection.stream(stream).end {
-            case nil: nil
-            case .endStream?, .connectionLost(_, transportReset: false)?: .fin
-            case .reset(let code)?: code == NGHTTP2_CANCEL.rawValue ? .fin : .reset
-            case .connectionLost(_, transportReset: true)?: .reset
+            case nil: break
+            case .endStream?, .connectionLost(_, transportReset: false)?: outcome = .fin
+            case .reset(let code)?: outcome = code == NGHTTP2_CANCEL.rawValue ? .fin : .reset
+            case .connectionLost(_, transportReset: true)?: outcome = .reset
             }
+            return outcome != .stillOpen
         }
-        return outcome ?? .stillOpen
+        return outcome
     }
 
     /// More of an upload's body (`HTTP2App.startUpload`); `end` sends END_STREAM with it.
