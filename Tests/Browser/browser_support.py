@@ -45,6 +45,16 @@ def wait_for(condition, timeout, what, interval=0.05, detail=None):
         time.sleep(interval)
 
 
+def press(driver, element):
+    """Clicks `element` as the page's own script would (`element.click()`), after checking
+    that it is shown and enabled. A pointer click aims at coordinates: the dashboard redraws
+    panels as the live feed brings events, and a row that moved between the aim and the
+    press lost the click to whatever took its place."""
+    check(element.is_displayed(), f"the element to press is not shown: {element.get_attribute('outerHTML')[:200]}")
+    check(element.is_enabled(), f"the element to press is disabled: {element.get_attribute('outerHTML')[:200]}")
+    driver.execute_script("arguments[0].click();", element)
+
+
 def check(condition, message):
     if not condition:
         raise Failure(message)

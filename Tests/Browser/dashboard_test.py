@@ -29,6 +29,7 @@ from browser_support import (
     Server,
     books_csv,
     check,
+    press,
     save_screenshot,
     uncaught_script_errors,
     wait_for,
@@ -60,9 +61,9 @@ def click_when_present(driver, selector, what, timeout=10):
 
     def attempt():
         elements = driver.find_elements(By.CSS_SELECTOR, selector)
-        if not elements or not elements[0].is_enabled():
+        if not elements or not elements[0].is_displayed() or not elements[0].is_enabled():
             return False
-        elements[0].click()
+        press(driver, elements[0])
         return True
 
     wait_for(attempt, timeout, what)
@@ -147,8 +148,18 @@ def test_expire_from_the_dashboard(binary, screenshots):
 def fill_the_dashboard(server, driver):
     """Puts live data on every panel through the page's own controls where it has them:
     a balance update, a fault added and fired, a job failed, streams with subscribers."""
-    server.json("POST", "/v1/player/legislation/login", {"username": "alice", "password": "alice1234"})
-    server.json("POST", "/v1/player/legislation/login", DEMO)
+    sessions = [
+        server.json("POST", "/v1/player/legislation/login", {"username": "alice", "password": "alice1234"}),
+        server.json("POST", "/v1/player/legislation/login", DEMO),
+    ]
+    # The sessions panel sits above the users panel: its two new rows are drawn before
+    # anything below is touched, so nothing moves while it is.
+    for login in sessions:
+        wait_for(
+            lambda: driver.find_elements(By.CSS_SELECTOR, f'tr[data-session-id="{login["sessionId"]}"]'),
+            10,
+            f"the session of user {login['userId']} on the dashboard",
+        )
 
     # A balance update pushed from the users table moves the balance the API reports.
     amount = driver.find_element(By.CSS_SELECTOR, f'tr[data-user-id="{DEMO_USER_ID}"] input.amount')
@@ -162,13 +173,17 @@ def fill_the_dashboard(server, driver):
         ),
         10,
         "the pushed balance update (745.96 - 28) in the user's balance",
+        detail=lambda: (
+            f"users {[(u['userId'], u['realBalance']) for u in server.json('GET', '/__admin/users')]}, "
+            f"notice {driver.find_element(By.ID, 'notice').text!r}"
+        ),
     )
 
     # A fault added through the form fires on the next matching request.
     form = driver.find_element(By.ID, "fault-form")
     form.find_element(By.NAME, "path").send_keys("/health")
     form.find_element(By.NAME, "times").send_keys("1")
-    form.find_element(By.CSS_SELECTOR, "button[type=submit]").click()
+    press(driver, form.find_element(By.CSS_SELECTOR, "button[type=submit]"))
     rule = wait_for(
         lambda: next((r for r in server.json("GET", "/__admin/faults") if r["match"].get("path") == "/health"), None),
         10,
