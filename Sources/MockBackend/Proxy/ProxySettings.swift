@@ -13,7 +13,7 @@ public struct ProxySettings: Sendable {
     /// `--proxy-ca`, `--proxy-insecure`). Nil: plain HTTP only.
     public var tlsTransport: (any UpstreamTransport)?
     /// Connect and response-head timeout (`--proxy-timeout`); a stream, once its head has
-    /// arrived, has none. Default 30 s.
+    /// arrived, has none, and a client's slow upload does not count. Default 30 s.
     public var timeout: Duration = .seconds(30)
     /// Sends the client's own `Host` upstream instead of the upstream's
     /// (`--proxy-preserve-host`).

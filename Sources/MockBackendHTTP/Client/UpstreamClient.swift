@@ -5,7 +5,8 @@ import MockBackendSupport
 public struct UpstreamClientSettings: Sendable {
     /// From sending a request to its response's head, connect and TLS handshake included;
     /// after the head there is none (a stream may stay quiet for as long as it likes).
-    /// Default 30 s.
+    /// A streamed request body's waits for the client do not count: each part sent up
+    /// starts it again. Default 30 s.
     public var headTimeout: Duration = .seconds(30)
     /// How long a kept connection waits in the pool for its next request. Default 30 s.
     public var idleTimeout: Duration = .seconds(30)

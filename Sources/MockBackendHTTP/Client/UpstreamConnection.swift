@@ -87,6 +87,12 @@ final class UpstreamConnection: SocketChannelOwner, @unchecked Sendable {
     }
 
     /// Sends `exchange`'s request and waits for its answer, the head within the timeout.
+    ///
+    /// Invariant: the head timeout counts the upstream's time only. While a streamed body
+    /// waits for the client's next part the timer is disarmed, and each part handed to the
+    /// upstream arms it afresh: a slow upload is the client's pace, not a silent upstream,
+    /// while an upstream that stops taking the body, or that sends no head once the body
+    /// is whole, still times out.
     func send(_ exchange: UpstreamExchange) {
         guard phase != .closed else { return }
         self.exchange = exchange
@@ -111,15 +117,19 @@ final class UpstreamConnection: SocketChannelOwner, @unchecked Sendable {
         }
         let chunked = body.declaredLength == nil
         guard let part = body.next() else {
+            // The client's turn: its pace does not count against the upstream.
+            if phase == .awaitingHead { timer.disarm() }
             body.whenReadable { [weak self, queue] in queue.async { [weak self] in self?.sendBody() } }
             return
         }
         switch part {
         case .bytes(let bytes):
             bodyPartInFlight = true
+            upstreamsTurn()
             channel.enqueue(chunked ? HTTPResponseEncoder.chunk(bytes) : bytes, kind: .body)
         case .end:
             sendingBody = nil
+            upstreamsTurn()
             if chunked { channel.enqueue(HTTPResponseEncoder.lastChunk, kind: .body) }
         case .aborted:
             // The client left mid-body: the upstream must not take what came for all of it.
@@ -128,6 +138,12 @@ final class UpstreamConnection: SocketChannelOwner, @unchecked Sendable {
             return
         }
         channel.flush()
+    }
+
+    /// A body part goes up, or the body has ended: until the head arrives, the upstream's
+    /// time runs again from now.
+    private func upstreamsTurn() {
+        if phase == .awaitingHead { timer.schedule(at: .now + settings.headTimeout) }
     }
 
     // MARK: The caller

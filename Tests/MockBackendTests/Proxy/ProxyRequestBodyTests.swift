@@ -47,6 +47,45 @@ struct ProxyRequestBodyTests {
         }
     }
 
+    /// `--proxy-timeout` counts the upstream's time: a client that pauses mid-upload for
+    /// longer than the timeout still gets its answer.
+    @Test(arguments: Transport.overSockets)
+    func aClientThatPausesMidUploadIsNotAnUpstreamTimeout(over transport: Transport) async throws {
+        let body = Self.pattern(20_000)
+        let upstream = try ScriptedUpstream([.readBody(count: body.count), .write(Self.ok)])
+        defer { upstream.stop() }
+        try await withProxy(over: transport, to: upstream.port, proxySettings(timeout: .seconds(2))) { proxy in
+            let upload = try await PartialUpload(on: proxy, "POST", "/upload", contentLength: body.count)
+            try upload.send(Array(body[..<10_000]))
+            #expect(await eventually { upstream.receivedBody.count == 10_000 })
+            // The client's pause, past the timeout.
+            try await Task.sleep(for: .seconds(3))
+            let response = try await upload.finish(Array(body[10_000...]))
+            #expect(response.status == 200, "\(response.text)")
+            let whole = upstream.receivedBody == body
+            #expect(whole, "the upstream has \(upstream.receivedBody.count) of \(body.count) bytes")
+        }
+    }
+
+    /// An upstream that takes the whole body and then sends no head still times out: the
+    /// timeout runs again once the body has gone up.
+    @Test(arguments: Transport.overSockets)
+    func anUpstreamSilentAfterTheWholeBodyIs504(over transport: Transport) async throws {
+        let body = Self.pattern(20_000)
+        let upstream = try ScriptedUpstream([.readBody(count: body.count), .hold])
+        defer { upstream.stop() }
+        try await withProxy(over: transport, to: upstream.port, proxySettings(timeout: .milliseconds(500))) { proxy in
+            let upload = try await PartialUpload(on: proxy, "POST", "/upload", contentLength: body.count)
+            try upload.send(Array(body[..<10_000]))
+            #expect(await eventually { upstream.receivedBody.count == 10_000 })
+            let response = try await upload.finish(Array(body[10_000...]))
+            #expect(response.status == 504, "\(response.text)")
+            #expect(response.text.contains("UPSTREAM_TIMEOUT"))
+            let whole = upstream.receivedBody == body
+            #expect(whole, "the upstream has \(upstream.receivedBody.count) of \(body.count) bytes")
+        }
+    }
+
     @Test func aChunkedBodyGoesUpChunkedPieceByPiece() async throws {
         let upstream = try ScriptedUpstream([.readUntilClosed])
         defer { upstream.stop() }
