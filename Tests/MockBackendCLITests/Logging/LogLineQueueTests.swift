@@ -1,4 +1,5 @@
 import MockBackendSupport
+import MockBackendTesting
 import Testing
 
 @testable import MockBackendCLI
@@ -68,7 +69,7 @@ struct LogLineQueueTests {
         // Far more than the pipe (64 KiB) and the queue (16 KiB) hold: nobody reads yet.
         for number in 0..<5000 { queue.enqueue(Array("\(number) \(line)\n".utf8)) }
         let elapsed = ContinuousClock.now - start
-        #expect(elapsed < .seconds(1), "enqueueing waited \(elapsed)")
+        #expect(elapsed < TestTiming.scaled(.seconds(1)), "enqueueing waited \(elapsed)")
         // Nothing more is queued: the count is final. The writer reports whenever it has
         // caught up after drops, so before the reader read it may have reported some already
         // (the queue can fill while the pipe still has room); together they are the count.
