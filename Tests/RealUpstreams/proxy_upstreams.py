@@ -477,6 +477,28 @@ def aiohttp_sse(binary, upstream):
         server.wait(timeout=5)
 
 
+def slow_upload_within_the_timeout(binary, upstream):
+    """--proxy-timeout 1 and a client that pauses 2.5 s mid-upload: the pause is the
+    client's, so the upload arrives whole and the upstream's answer comes back."""
+    server, base, _ = start_mock(binary, "--proxy", f"http://127.0.0.1:{upstream.port}", "--proxy-timeout", "1")
+    try:
+        rest = os.urandom(64 * 1024)
+
+        def pieces():
+            yield b"first piece"
+            time.sleep(2.5)
+            yield rest
+
+        answer = requests.post(base + "/upload", data=pieces(), timeout=20)
+        expected = hashlib.sha256(b"first piece" + rest).hexdigest()
+        check("aiohttp: a client pausing mid-upload past --proxy-timeout still gets the upstream's answer",
+              answer.status_code == 200 and answer.json().get("sha256") == expected,
+              f"{answer.status_code} {answer.text[:200]}")
+    finally:
+        server.terminate()
+        server.wait(timeout=5)
+
+
 def main():
     binary = sys.argv[1]
     with nginx_over_tls_in("mockbackend-upstreams-") as (directory, nginx_port, root):
@@ -484,6 +506,7 @@ def main():
         echo = EchoUpstream()
         for scenario, arguments in ((nginx_over_tls, (binary, directory, nginx_port, root)),
                                     (aiohttp_sse, (binary, upstream)),
+                                    (slow_upload_within_the_timeout, (binary, upstream)),
                                     (websocket_through_proxy, (binary, echo))):
             try:
                 scenario(*arguments)
