@@ -174,6 +174,32 @@ struct ProxyRequestBodyTests {
         }
     }
 
+    /// Over HTTP/2 an answer that came before the body ended arrives whole, and the rest of
+    /// the body is still taken (and dropped) to its end: no RST_STREAM follows the answer.
+    /// RFC 9113 §8.1 allows a RST_STREAM NO_ERROR there, but curl 7.88 then drops the
+    /// answer it has read. The connection carries the next request.
+    @Test(arguments: Transport.overSockets.filter { $0 != .http11 })
+    func anUpstreamThatAnswersBeforeTheBodyEndsLetsTheClientsStreamFinish(over transport: Transport) async throws {
+        let refusal = "HTTP/1.1 401 Unauthorized\r\nContent-Length: 6\r\n\r\nsignin"
+        let upstream = try ScriptedUpstream([.write(refusal), .hold])
+        defer { upstream.stop() }
+        try await withProxy(over: transport, to: upstream.port) { proxy in
+            let upload = try await PartialUpload(on: proxy, "POST", "/upload", contentLength: 200_000)
+            try upload.send(Array(repeating: UInt8(ascii: "a"), count: 1000))
+            try await upload.receive(untilContains: "signin")
+            // More than the stream's first window: the server must keep giving it back.
+            let response = try await upload.finish(Array(repeating: UInt8(ascii: "a"), count: 199_000))
+            #expect(response.status == 401)
+            #expect(response.text == "signin")
+            #expect(upload.http2ResetCode == nil)
+            let journaled = try await proxy.admin.requests.list(path: "/upload").first
+            #expect(journaled?.http2Endings == nil, "\(String(describing: journaled))")
+            #expect(try await proxy.request("GET", "/__admin/health").status == 200)
+            let journal = proxy.app.requests.entries()
+            #expect(Set(journal.compactMap(\.http2Connection)).count == 1, "\(journal)")
+        }
+    }
+
     @Test func expectContinueGetsItsContinueAndTheBodyGoesUp() async throws {
         let upstream = try ScriptedUpstream([.readBody(count: 5), .write(Self.ok)])
         defer { upstream.stop() }
