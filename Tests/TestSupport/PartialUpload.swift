@@ -61,22 +61,14 @@ public final class PartialUpload {
     /// Waits, without sending more of the body, until what has arrived of the answer
     /// contains `text`: an answer the server gave before the body ended.
     public func receive(untilContains text: String) async throws {
-        switch wire {
-        case .http1(let client): try await client.receive(untilContains: text)
-        #if canImport(CNghttp2)
-        case .http2(let stream): try await stream.receive(untilContains: text, timeout: .seconds(30))
-        #endif
-        }
-    }
-
-    /// The RST_STREAM code the server ended an HTTP/2 upload's stream with, if it did.
-    public var http2ResetCode: UInt32? {
-        switch wire {
-        case .http1: nil
-        #if canImport(CNghttp2)
-        case .http2(let stream): stream.resetCode
-        #endif
-        }
+        let client: any StreamClient =
+            switch wire {
+            case .http1(let client): client
+            #if canImport(CNghttp2)
+            case .http2(let stream): stream
+            #endif
+            }
+        try await client.receive(untilContains: text, timeout: .seconds(30))
     }
 
     /// The client goes away mid-body: the connection closes (HTTP/1.1), the stream is reset

@@ -92,7 +92,6 @@ extension HTTPConnection {
             logEnd(of: flight, reason: reason)
         }
         current = nil
-        context.statistics.withLock { $0.openConnections -= 1 }
         context.onClosed(id)
     }
 
@@ -103,7 +102,6 @@ extension HTTPConnection {
         timer.cancel()
         if let flight = current { logEnd(of: flight, as: upgraded?.writer.namedEnd ?? reason.description) }
         current = nil
-        context.statistics.withLock { $0.openConnections -= 1 }
         context.onClosed(id)
     }
 
@@ -222,7 +220,6 @@ extension HTTPConnection {
     private func http2Closed(_ reason: StreamEndReason) {
         _ = machine.close(reason)
         timer.cancel()
-        context.statistics.withLock { $0.openConnections -= 1 }
         context.onClosed(id)
     }
 }

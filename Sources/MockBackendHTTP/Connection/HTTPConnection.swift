@@ -125,7 +125,6 @@ final class HTTPConnection: SocketChannelOwner, @unchecked Sendable {
             lingers: stream.lingersBeforeClose)
         context.statistics.withLock {
             $0.liveConnectionObjects += 1
-            $0.openConnections += 1
             $0.openDescriptors += 1
             $0.acceptedConnections += 1
         }

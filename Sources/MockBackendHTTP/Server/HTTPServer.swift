@@ -77,10 +77,14 @@ public final class HTTPServer: Sendable {
     /// The bound port, or nil before `start()`.
     public var port: Int? { listener.withLock { $0?.socket.port } }
 
-    /// A snapshot of what the server holds now.
+    /// A snapshot of what the server holds now. The open connections are the registry's:
+    /// a connection counts until the server has let it go, so a count seen falling is a
+    /// slot free under `maxConnections`, and `stop` returns with it at 0.
     public var statistics: ServerStatistics {
         var statistics = statisticsBox.current
-        statistics.openHTTP2Streams = registry.withLock(\.http2Streams)
+        (statistics.openConnections, statistics.openHTTP2Streams) = registry.withLock {
+            ($0.connections.count, $0.http2Streams)
+        }
         return statistics
     }
 
@@ -234,5 +238,4 @@ public final class HTTPServer: Sendable {
     private func releaseFreedMemorySoon() {
         acceptQueue.asyncAfter(deadline: .now() + .milliseconds(300)) { Platform.releaseFreedMemory() }
     }
-
 }
